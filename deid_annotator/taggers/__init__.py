@@ -1,0 +1,55 @@
+"""PHI taggers behind one interface, found by name (as MASK's NER plugins).
+
+Each tagger module registers itself with :func:`register`; importing a module is
+deferred until its name is asked for, so ``rules`` never pays for importing torch.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from ..errors import DeidError
+from .base import Tagger, read_manifest
+
+#: name -> "module:Class", imported on first use.
+_KNOWN: dict[str, str] = {
+    "rules": "deid_annotator.taggers.rules:RulesTagger",
+    "crf": "deid_annotator.taggers.crf:CrfTagger",
+    "bilstm-crf": "deid_annotator.taggers.bilstm_crf:BiLstmCrfTagger",
+    "union": "deid_annotator.taggers.union:UnionTagger",
+}
+_LOADED: dict[str, type[Tagger]] = {}
+
+
+def register(cls: type[Tagger]) -> type[Tagger]:
+    """Class decorator: make a tagger available by its ``name``."""
+    _LOADED[cls.name] = cls
+    return cls
+
+
+def tagger_names() -> list[str]:
+    return sorted(set(_KNOWN) | set(_LOADED))
+
+
+def tagger_class(name: str) -> type[Tagger]:
+    if name in _LOADED:
+        return _LOADED[name]
+    if name not in _KNOWN:
+        raise DeidError(f"unknown tagger {name!r}; choose one of: {', '.join(tagger_names())}")
+    module, _, attr = _KNOWN[name].partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    _LOADED[name] = cls
+    return cls
+
+
+def create_tagger(name: str, lang: str = "en", **options) -> Tagger:
+    return tagger_class(name)(lang=lang, **options)
+
+
+def load_model(directory: str | Path) -> Tagger:
+    """Load any saved model; a missing, corrupt or too-new directory raises ModelError."""
+    manifest = read_manifest(directory)
+    return tagger_class(manifest["tagger"]).load(directory)
+
+
+__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "create_tagger", "load_model"]

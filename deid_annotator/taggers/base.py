@@ -1,0 +1,163 @@
+"""The one small interface every PHI tagger shares (as scikit-learn estimators and
+MASK's NER plugins do): ``fit`` on notes with gold spans, ``predict`` spans with
+confidences, ``save`` to and ``load`` from a model directory.
+
+A model directory holds ``model.json`` (the manifest: tagger name, label set,
+tokenizer settings, language, package versions, training-data summary) next to
+whatever files the tagger writes itself. Saving is atomic: a half-written model
+directory never replaces a complete one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from collections import Counter
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
+
+from .. import __version__
+from ..corpus import Note, Span
+from ..errors import ModelError
+from ..progress import Progress
+
+MANIFEST = "model.json"
+#: Bump when a model directory's layout changes incompatibly.
+MODEL_FORMAT_VERSION = 1
+
+
+def training_summary(notes: Sequence[Note], seconds: float | None = None) -> dict[str, Any]:
+    counts = Counter(s.label for n in notes for s in n.spans)
+    return {
+        "notes": len(notes),
+        "patients": len({n.patient for n in notes if n.patient is not None}),
+        "spans": sum(counts.values()),
+        "label_counts": dict(counts.most_common()),
+        "characters": sum(len(n.text) for n in notes),
+        "seconds": None if seconds is None else round(seconds, 3),
+    }
+
+
+def _package_versions() -> dict[str, str]:
+    versions = {"deid_annotator": __version__, "python": platform.python_version()}
+    from importlib import metadata
+
+    for pkg in ("torch", "sklearn-crfsuite", "spacy", "scikit-learn"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+class Tagger(ABC):
+    """Base class of PHI taggers. Subclasses set ``name`` and implement the four hooks."""
+
+    name: ClassVar[str] = ""
+    #: Whether ``fit`` learns anything (``rules`` does not: it works on a first batch).
+    trainable: ClassVar[bool] = True
+
+    def __init__(self, lang: str = "en", **options: Any):
+        self.lang = lang
+        self.options = dict(options)
+        self.labels: list[str] = []
+        self.training: dict[str, Any] = {}
+
+    # -- the interface -------------------------------------------------------
+    @abstractmethod
+    def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "Tagger":
+        """Learn from ``notes`` and their gold spans. Returns self."""
+
+    @abstractmethod
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+        """For each note, its predicted spans (``source`` = tagger name, ``confidence`` in [0, 1])."""
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the model to ``directory`` atomically (replacing an older model there)."""
+        directory = Path(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        try:
+            os.chmod(tmp, 0o700)  # vocabularies can hold PHI (names)
+            self._save_state(tmp)
+            manifest = {
+                "format_version": MODEL_FORMAT_VERSION,
+                "tagger": self.name,
+                "lang": self.lang,
+                "labels": list(self.labels),
+                "options": self.options,
+                "tokenizer": self.tokenizer_settings(),
+                "versions": _package_versions(),
+                "training": self.training,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+            if directory.exists():
+                old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
+                directory.rename(old)
+                tmp.rename(directory)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                tmp.rename(directory)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Tagger":
+        """Load a model saved by this tagger class (use :func:`load_model` for any)."""
+        directory = Path(directory)
+        manifest = read_manifest(directory)
+        if manifest["tagger"] != cls.name:
+            raise ModelError(f"{directory}: holds a {manifest['tagger']!r} model, not {cls.name!r}")
+        tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
+        tagger.labels = list(manifest.get("labels", []))
+        tagger.training = manifest.get("training", {})
+        try:
+            tagger._load_state(directory, manifest)
+        except ModelError:
+            raise
+        except Exception as exc:  # corrupt files: say which directory, not a traceback
+            raise ModelError(f"{directory}: the {cls.name} model files are unreadable or corrupt "
+                             f"({type(exc).__name__}: {exc})") from exc
+        return tagger
+
+    # -- hooks for subclasses --------------------------------------------------
+    @abstractmethod
+    def _save_state(self, directory: Path) -> None:
+        """Write the tagger's own files into ``directory`` (the manifest is written for you)."""
+
+    @abstractmethod
+    def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
+        """Read back what ``_save_state`` wrote."""
+
+    def tokenizer_settings(self) -> dict[str, Any]:
+        from ..tokenization import Tokenizer
+
+        return Tokenizer(self.lang).settings()
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    """The manifest of a model directory, checked; :class:`ModelError` names what is wrong."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelError(f"{directory}: no such model directory")
+    path = directory / MANIFEST
+    if not path.is_file():
+        raise ModelError(f"{directory}: not a model directory (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: corrupt model manifest ({exc})") from exc
+    if not isinstance(manifest, dict) or "tagger" not in manifest or "format_version" not in manifest:
+        raise ModelError(f"{path}: corrupt model manifest (missing 'tagger' or 'format_version')")
+    version = manifest["format_version"]
+    if not isinstance(version, int) or version > MODEL_FORMAT_VERSION:
+        raise ModelError(f"{directory}: model format {version} is newer than this deid-annotator "
+                         f"understands ({MODEL_FORMAT_VERSION}); upgrade deid-annotator to use it")
+    return manifest

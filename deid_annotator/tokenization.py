@@ -1,0 +1,165 @@
+"""Tokenisation on spaCy, with character offsets into the original text.
+
+``spacy.blank(lang)`` supplies each language's rules (no model package is needed).
+Its tokens are then split further at letter/digit boundaries and around every
+punctuation or symbol character, so that glued PHI such as "Dr.Smith",
+"MR:6746781" or "Results02/20/2087" yields the PHI as tokens of its own
+(Zhao et al. 2020). Tokens are runs of letters, runs of digits, or single other
+non-space characters; whitespace is never a token.
+
+Alignment of spans to tokens never loses a span silently: a span whose edge falls
+inside a token is widened to whole tokens and reported as a :class:`Misalignment`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from .corpus import Span
+from .errors import DeidError
+
+# Letters (any script, no digits or underscore), digits, or one other non-space char.
+_PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
+
+#: Lengths beyond which spaCy's tokenizer is skipped (it is linear, but slower than
+#: the regex and gains nothing on a single huge token).
+_SPACY_MAX_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Misalignment:
+    """A span whose edges fall inside tokens; ``aligned`` is the widened span used instead."""
+
+    span: Span
+    aligned: Span | None
+
+    def describe(self, note_id: str = "") -> str:
+        where = f"note {note_id!r}: " if note_id else ""
+        if self.aligned is None:
+            return f"{where}span {self.span.start}-{self.span.end} ({self.span.label}) covers no token"
+        return (f"{where}span {self.span.start}-{self.span.end} ({self.span.label}) cuts a token; "
+                f"widened to {self.aligned.start}-{self.aligned.end}")
+
+
+@lru_cache(maxsize=8)
+def _blank(lang: str):
+    import spacy
+
+    try:
+        nlp = spacy.blank(lang)
+    except Exception as exc:  # spaCy raises ImportError/ValueError for unknown codes
+        raise DeidError(f"spaCy has no tokenizer for language {lang!r}: {exc}") from exc
+    nlp.max_length = max(nlp.max_length, 10_000_000)
+    return nlp
+
+
+class Tokenizer:
+    """Splits text into :class:`Token` objects; ``lang`` is a spaCy language code."""
+
+    def __init__(self, lang: str = "en"):
+        self.lang = lang
+        self._nlp = _blank(lang)
+
+    def settings(self) -> dict:
+        """What a saved model records so that it tokenises the same way when loaded."""
+        return {"lang": self.lang, "scheme": "spacy-blank+letter-digit-punct", "version": 1}
+
+    def __call__(self, text: str) -> list[Token]:
+        return self.tokenize(text)
+
+    def tokenize(self, text: str) -> list[Token]:
+        tokens: list[Token] = []
+        if len(text) > _SPACY_MAX_CHARS:
+            pieces: Iterable[tuple[int, str]] = [(0, text)]
+        else:
+            pieces = ((t.idx, t.text) for t in self._nlp.make_doc(text))
+        for offset, piece in pieces:
+            for m in _PIECE.finditer(piece):
+                tokens.append(Token(offset + m.start(), offset + m.end(), m.group()))
+        return tokens
+
+
+def align_spans(tokens: Sequence[Token], spans: Iterable[Span]
+                ) -> tuple[list[tuple[int, int, Span]], list[Misalignment]]:
+    """Map spans to token index ranges ``[first, last)``.
+
+    Returns ``(aligned, problems)``: each aligned entry is ``(first, last, span)``;
+    a span cutting a token is widened (and reported); one covering no token is
+    reported and left out.
+    """
+    import bisect
+
+    starts = [t.start for t in tokens]
+    ends = [t.end for t in tokens]
+    aligned: list[tuple[int, int, Span]] = []
+    problems: list[Misalignment] = []
+    for span in spans:
+        first = bisect.bisect_right(ends, span.start)          # first token ending after start
+        last = bisect.bisect_left(starts, span.end)            # tokens starting before end
+        if first >= last:
+            problems.append(Misalignment(span, None))
+            continue
+        widened_start, widened_end = tokens[first].start, tokens[last - 1].end
+        if widened_start != span.start or widened_end != span.end:
+            # Edges inside whitespace are harmless; edges inside a token are not.
+            cut = widened_start < span.start or widened_end > span.end
+            if cut:
+                problems.append(Misalignment(span, span.with_(start=min(widened_start, span.start),
+                                                              end=max(widened_end, span.end))))
+        aligned.append((first, last, span))
+    return aligned, problems
+
+
+def spans_to_bio(tokens: Sequence[Token], spans: Iterable[Span]
+                 ) -> tuple[list[str], list[Misalignment]]:
+    """BIO tags for ``tokens``. Overlapping spans: the earlier (then longer) one wins, and the
+    loser is reported as a misalignment with ``aligned=None``."""
+    tags = ["O"] * len(tokens)
+    aligned, problems = align_spans(tokens, spans)
+    aligned.sort(key=lambda a: (a[0], -(a[1] - a[0])))
+    for first, last, span in aligned:
+        if any(tags[i] != "O" for i in range(first, last)):
+            problems.append(Misalignment(span, None))
+            continue
+        tags[first] = "B-" + span.label
+        for i in range(first + 1, last):
+            tags[i] = "I-" + span.label
+    return tags, problems
+
+
+def bio_to_spans(tokens: Sequence[Token], tags: Sequence[str],
+                 confidences: Sequence[float] | None = None, source: str = "model") -> list[Span]:
+    """Spans from BIO tags; an ``I-`` without a matching ``B-`` starts a span (lenient decoding).
+    Span confidence is the minimum of its tokens' confidences, when given."""
+    spans: list[Span] = []
+    cur_label: str | None = None
+    cur_first = 0
+
+    def close(last: int) -> None:
+        if cur_label is None:
+            return
+        conf = None
+        if confidences is not None:
+            conf = float(min(confidences[cur_first:last]))
+        spans.append(Span(tokens[cur_first].start, tokens[last - 1].end, cur_label, source, conf))
+
+    for i, tag in enumerate(tags):
+        if tag == "O" or not tag:
+            close(i)
+            cur_label = None
+            continue
+        prefix, _, label = tag.partition("-")
+        if prefix == "B" or label != cur_label:
+            close(i)
+            cur_label, cur_first = label, i
+    close(len(tags))
+    return spans

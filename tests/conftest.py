@@ -1,0 +1,26 @@
+"""Shared test fixtures. Tests that need the real corpora in ../shared skip when it is absent."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_CORPORA = ROOT.parent / "shared" / "corpora"
+PHYSIONET_DEV = SHARED_CORPORA / "physionet-dev"
+
+
+@pytest.fixture(scope="session")
+def physionet_dev() -> Path:
+    """The real PhysioNet nursing notes (never copied into the repository)."""
+    if not (PHYSIONET_DEV / "id.text").is_file():
+        pytest.skip(f"needs the shared corpora at {PHYSIONET_DEV} (absent in a fresh clone)")
+    return PHYSIONET_DEV
+
+
+@pytest.fixture(scope="session")
+def resources_dir() -> Path:
+    return ROOT / "resources"
