@@ -1,0 +1,63 @@
+"""``import`` and ``export``: move corpora in and out of a project."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .options import add_format, add_lang
+from .progress_bar import progress_bar
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("import", help="import notes (and their spans) into a project",
+                            description="Import a corpus into a project file, creating it if needed. "
+                                        "Notes already in the project (same id) are skipped, so an "
+                                        "interrupted import can be rerun.")
+    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_format(p)
+    add_lang(p)
+    p.add_argument("--source", default="gold", choices=("gold", "model"),
+                   help="what the corpus's spans are: gold annotations (default) or model output")
+    p.add_argument("path", type=Path, help="the corpus file or folder")
+    p.set_defaults(func=run_import)
+
+    p = commands.add_parser("export", help="export a project's notes and spans",
+                            description="Write a project's notes with one kind of spans.")
+    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_format(p)
+    p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
+    p.add_argument("--source", default="gold", choices=("gold", "model", "accepted"),
+                   help="gold annotations (default), model pre-annotations, or the annotators' "
+                        "accepted and corrected spans")
+    p.set_defaults(func=run_export)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from ..formats import read_corpus
+    from ..store import Project
+
+    with progress_bar("import") as progress:
+        corpus = read_corpus(args.format, args.path, progress=progress)
+        project = (Project.open(args.db) if args.db.exists()
+                   else Project.create(args.db, lang=args.lang))
+        with project:
+            result = project.import_corpus(corpus, source=args.source, progress=progress)
+            total = project.note_count()
+    print(f"imported {result.added} notes with {result.spans} spans into {args.db}"
+          f" ({result.skipped_duplicates} already there, skipped; {total} notes in the project)")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from ..errors import ProjectError
+    from ..formats import write_corpus
+    from ..store import Project
+
+    if not args.db.exists():
+        raise ProjectError(f"{args.db}: no such project file")
+    with Project.open(args.db) as project, progress_bar("export") as progress:
+        corpus = project.corpus(source=args.source)
+        write_corpus(args.format, corpus, args.out, progress=progress)
+    spans = sum(len(n.spans) for n in corpus.notes)
+    print(f"wrote {len(corpus)} notes with {spans} {args.source} spans to {args.out}")
+    return 0

@@ -1,0 +1,71 @@
+"""``deidentify``: release notes without PHI (redact, tag, surrogate, date shift)."""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from ..errors import DeidError
+from .options import add_format
+from .progress_bar import progress_bar
+
+METHODS = ("redact", "tag", "surrogate")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "deidentify", help="write the corpus with its PHI redacted, tagged or replaced",
+        description="Replace PHI spans (gold, or a model's) and write the same format back; then "
+                    "audit the written output for leaks and fail loudly on any.")
+    add_format(p)
+    p.add_argument("--corpus", required=True, type=Path, help="the notes to de-identify")
+    p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
+    p.add_argument("--method", choices=METHODS, default="surrogate",
+                   help="for every label: redact (fixed string), tag ([**LABEL**]) or surrogate "
+                        "(realistic replacements; dates shifted per patient). Default surrogate")
+    p.add_argument("--config", type=Path, help="a JSON file setting method/kind per label")
+    spans = p.add_mutually_exclusive_group(required=True)
+    spans.add_argument("--gold", action="store_true", help="use the corpus's own (gold) spans")
+    spans.add_argument("--model", type=Path, metavar="MODEL_DIR", help="find PHI with this model")
+    p.add_argument("--min-confidence", type=float, default=0.0,
+                   help="with --model: ignore spans below this confidence (default 0: keep all)")
+    p.add_argument("--seed", type=int, default=0, help="seed for surrogates and date shifts")
+    p.add_argument("--mapping", type=Path,
+                   help="also write original → surrogate (owner-only; for authorised re-identification)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..corpus import Corpus, Note
+    from ..deidentify import (audit_leaks, deidentify_corpus, filter_spans, load_config,
+                              write_mapping)
+    from ..formats import read_corpus, write_corpus
+
+    config = load_config(args.config) if args.config else None
+    with progress_bar("deidentify") as progress:
+        corpus = read_corpus(args.format, args.corpus, progress=progress)
+        if args.model:
+            from ..taggers import load_model
+
+            predictions = load_model(args.model).predict(corpus.notes, progress=progress)
+            corpus = filter_spans(
+                Corpus([Note(n.id, n.text, n.meta, spans) for n, spans in zip(corpus.notes, predictions)],
+                       corpus.meta), args.min_confidence)
+        result = deidentify_corpus(corpus, method=args.method, config=config, seed=args.seed,
+                                   progress=progress)
+        write_corpus(args.format, result.corpus, args.out, progress=progress)
+        written = read_corpus(args.format, args.out)  # audit what is on disk, not what we meant
+    report = audit_leaks(corpus, written)
+    if args.mapping:
+        write_mapping(result.mapping, args.mapping)
+    print(result.stats_table() if hasattr(result, "stats_table") else result.stats)
+    if not report.ok:
+        quarantine = args.out.with_name(args.out.name + ".LEAKS-DO-NOT-RELEASE")
+        if quarantine.exists():
+            shutil.rmtree(quarantine) if quarantine.is_dir() else quarantine.unlink()
+        args.out.rename(quarantine)
+        print(report.summary(), file=sys.stderr)
+        raise DeidError(f"leak audit failed: PHI remains in the output, moved to {quarantine}")
+    print(f"leak audit passed; wrote {len(written)} notes to {args.out}")
+    return 0

@@ -1,0 +1,94 @@
+"""``train`` and ``tag``: fit a PHI tagger on a corpus, and pre-annotate notes with it."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import time
+from pathlib import Path
+
+from .options import add_format, add_lang
+from .progress_bar import progress_bar
+
+#: What ``train`` uses when --tagger is not given (the best measured configuration).
+DEFAULT_TAGGER = "crf"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    from ..taggers import tagger_names
+
+    p = commands.add_parser("train", help="train a PHI tagger on an annotated corpus",
+                            description="Fit a tagger on a corpus's gold spans and save it to a "
+                                        "model directory.")
+    add_format(p)
+    p.add_argument("--corpus", required=True, type=Path, help="the annotated corpus")
+    p.add_argument("--tagger", default=DEFAULT_TAGGER, choices=tagger_names(), metavar="NAME",
+                   help=f"one of {', '.join(tagger_names())}; default {DEFAULT_TAGGER}")
+    p.add_argument("--out", required=True, type=Path, help="the model directory to write")
+    add_lang(p)
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="where neural taggers train: auto (CUDA when present), cpu or cuda")
+    p.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible on CPU)")
+    p.add_argument("--max-epochs", type=int, default=None,
+                   help="neural taggers: at most this many epochs (early stopping may end sooner)")
+    p.set_defaults(func=run_train)
+
+    p = commands.add_parser("tag", help="pre-annotate notes with a trained model",
+                            description="Predict PHI spans for every note of a corpus and write the "
+                                        "corpus with the predicted spans.")
+    p.add_argument("--model", required=True, type=Path, help="a model directory written by train")
+    add_format(p)
+    p.add_argument("--corpus", required=True, type=Path, help="the notes to tag")
+    p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
+    add_format(p, "--out-format", required=False, help="output format (default: --format)")
+    p.add_argument("--min-confidence", type=float, default=0.0,
+                   help="drop predicted spans below this confidence (0-1; default keeps all)")
+    p.set_defaults(func=run_tag)
+
+
+def tagger_options(tagger_class, **candidates) -> dict:
+    """The options among ``candidates`` that the tagger's constructor accepts."""
+    params = inspect.signature(tagger_class.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return {k: v for k, v in candidates.items() if v is not None}
+    return {k: v for k, v in candidates.items() if k in params and v is not None}
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from ..formats import read_corpus
+    from ..taggers import tagger_class
+
+    cls = tagger_class(args.tagger)
+    options = tagger_options(cls, device=args.device, seed=args.seed, max_epochs=args.max_epochs)
+    tagger = cls(lang=args.lang, **options)
+    with progress_bar("train") as progress:
+        corpus = read_corpus(args.format, args.corpus, progress=progress)
+        started = time.perf_counter()
+        tagger.fit(corpus.notes, progress=progress)
+        seconds = time.perf_counter() - started
+        tagger.save(args.out)
+    spans = sum(len(n.spans) for n in corpus.notes)
+    print(f"trained {args.tagger} on {len(corpus)} notes ({spans} spans, labels: "
+          f"{', '.join(tagger.labels) or 'none'}) in {seconds:.1f} s; saved to {args.out}")
+    return 0
+
+
+def run_tag(args: argparse.Namespace) -> int:
+    from ..corpus import Corpus, Note
+    from ..formats import read_corpus, write_corpus
+    from ..taggers import load_model
+
+    tagger = load_model(args.model)
+    with progress_bar("tag") as progress:
+        corpus = read_corpus(args.format, args.corpus, progress=progress)
+        started = time.perf_counter()
+        predictions = tagger.predict(corpus.notes, progress=progress)
+        seconds = time.perf_counter() - started
+        tagged = Corpus([Note(n.id, n.text, n.meta,
+                              [s for s in spans if (s.confidence is None or s.confidence >= args.min_confidence)])
+                         for n, spans in zip(corpus.notes, predictions)], corpus.meta)
+        write_corpus(args.out_format or args.format, tagged, args.out, progress=progress)
+    found = sum(len(n.spans) for n in tagged.notes)
+    rate = len(corpus) / seconds if seconds > 0 else float("inf")
+    print(f"tagged {len(corpus)} notes with {tagger.name} ({found} spans) at {rate:.0f} notes/s; "
+          f"wrote {args.out}")
+    return 0
