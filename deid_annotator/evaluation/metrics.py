@@ -39,14 +39,14 @@ Zero division gives 0.0 (see :mod:`.scores`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from ..corpus import Corpus, Note, Span
 from ..errors import DeidError
 from .scores import Scores, f1_of, ratio
-from .tokens import covered_tokens, token_bounds
+from .tokens import span_tokens
 
 #: What ``labels=`` accepts: labels to keep, or a mapping old -> new (``None`` drops).
 LabelSelection = Iterable[str] | Mapping[str, str | None] | None
@@ -117,6 +117,8 @@ def _pair_notes(gold: Corpus, pred: Corpus) -> list[tuple[Note, Note]]:
 def _select(spans: list[Span], labels: LabelSelection) -> list[Span]:
     if labels is None:
         return spans
+    if isinstance(labels, str):
+        labels = (labels,)
     if isinstance(labels, Mapping):
         out = []
         for s in spans:
@@ -210,19 +212,22 @@ def evaluate(gold: Corpus, pred: Corpus, *, labels: LabelSelection = None,
                 s_tp += 1
                 lab_s_tp[s.label] += 1
 
-        # binary tokens
-        starts, ends = token_bounds(g_note.text)
-        g_tok = covered_tokens(starts, ends, G)
-        p_tok = covered_tokens(starts, ends, P)
+        # binary tokens (identified by their start offsets)
+        text = g_note.text
+        p_tok: set[int] = set()
+        for s in P:
+            p_tok.update(span_tokens(text, s.start, s.end))
+        g_tok: set[int] = set()
+        for s in G:
+            mine = span_tokens(text, s.start, s.end)
+            g_tok.update(mine)
+            hit = sum(1 for t in mine if t in p_tok)
+            lab_t_tp[s.label] += hit
+            lab_t_fn[s.label] += len(mine) - hit
         both = len(g_tok & p_tok)
         t_tp += both
         t_fp += len(p_tok) - both
         t_fn += len(g_tok) - both
-        for s in G:
-            mine = covered_tokens(starts, ends, (s,))
-            hit = len(mine & p_tok)
-            lab_t_tp[s.label] += hit
-            lab_t_fn[s.label] += len(mine) - hit
 
     instance = Scores.from_counts(i_tp, i_fp, i_fn)
     token = Scores.from_counts(t_tp, t_fp, t_fn)

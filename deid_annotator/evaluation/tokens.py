@@ -1,12 +1,15 @@
 """Tokens for binary token scoring: runs of letters, runs of digits, and single other
-non-space characters (the same pieces as :mod:`deid_annotator.tokenization`, without
-spaCy, which cannot change them: spaCy never joins across whitespace and every piece is
-split out again). Offsets are code points, so non-BMP characters count as one.
+non-space characters (the pieces of :mod:`deid_annotator.tokenization`, without spaCy,
+which cannot change them: spaCy never joins across whitespace and every piece is split
+out again). Offsets are code points, so a non-BMP character counts as one.
+
+Only tokens touched by spans matter to the scores, so tokens are found around each span
+(the span widened to the edges of the letter or digit runs it cuts) rather than over the
+whole text; :func:`token_bounds` tokenises a whole text, for tests and tools.
 """
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from typing import Iterable
 
 from ..corpus import Span
@@ -15,7 +18,7 @@ TOKEN_RE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_")
 
 
 def token_bounds(text: str) -> tuple[list[int], list[int]]:
-    """Start and end offsets of ``text``'s tokens, in order."""
+    """Start and end offsets of all of ``text``'s tokens, in order."""
     starts: list[int] = []
     ends: list[int] = []
     for m in TOKEN_RE.finditer(text):
@@ -24,12 +27,32 @@ def token_bounds(text: str) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def covered_tokens(starts: list[int], ends: list[int], spans: Iterable[Span]) -> set[int]:
-    """Indices of the tokens that share at least one character with any of ``spans``."""
+# Two characters of the same run (letters or digits): a token boundary cannot fall between them.
+_INSIDE_RUN = re.compile(r"[^\W\d_]{2}|\d{2}")
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DIGITS = re.compile(r"\d+")
+
+
+def span_tokens(text: str, start: int, end: int) -> list[int]:
+    """Start offsets of the tokens sharing at least one character with ``[start, end)``."""
+    if start >= end:
+        return []
+    if start > 0 and _INSIDE_RUN.fullmatch(text, start - 1, start + 1):   # widen to the run
+        one = _DIGIT if _DIGIT.match(text, start) else _LETTER
+        start -= 1
+        while start > 0 and one.match(text, start - 1):
+            start -= 1
+    if end < len(text) and _INSIDE_RUN.fullmatch(text, end - 1, end + 1):
+        run = _DIGITS if _DIGIT.match(text, end) else _LETTERS
+        end = run.match(text, end).end()
+    return [m.start() for m in TOKEN_RE.finditer(text, start, end)]
+
+
+def covered_tokens(text: str, spans: Iterable[Span]) -> set[int]:
+    """Start offsets (token identities) of the tokens sharing a character with any span."""
     hit: set[int] = set()
     for span in spans:
-        first = bisect_right(ends, span.start)     # first token ending after the span starts
-        last = bisect_left(starts, span.end)       # tokens starting before the span ends
-        if first < last:
-            hit.update(range(first, last))
+        hit.update(span_tokens(text, span.start, span.end))
     return hit

@@ -1,0 +1,86 @@
+"""The app's settings, kept between runs: the annotator's name, the last project, the
+batch size and strategy last used. One JSON file in the user's config folder
+(platformdirs), owner-only; ``DEID_ANNOTATOR_CONFIG_DIR`` overrides the folder (tests).
+A missing or unreadable file gives the defaults (the app never fails to start over it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+APP_NAME = "deid-annotator"
+ENV_DIR = "DEID_ANNOTATOR_CONFIG_DIR"
+BATCH_SIZES = (10, 20, 40)
+STRATEGIES = ("sequential", "random", "active")
+RECENT_MAX = 8
+
+
+def config_dir() -> Path:
+    if os.environ.get(ENV_DIR):
+        return Path(os.environ[ENV_DIR])
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Where the demo project and new projects go by default."""
+    if os.environ.get(ENV_DIR):
+        return Path(os.environ[ENV_DIR])
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+@dataclass
+class AppConfig:
+    annotator: str = ""
+    last_project: str = ""
+    recent_projects: list[str] = field(default_factory=list)
+    batch_size: int = 10
+    strategy: str = "sequential"
+    low_confidence: float = 0.5
+    idle_seconds: float = 60.0
+
+    @classmethod
+    def path(cls) -> Path:
+        return config_dir() / "config.json"
+
+    @classmethod
+    def load(cls) -> "AppConfig":
+        try:
+            data = json.loads(cls.path().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if not isinstance(data, dict):
+            return cls()
+        known = {f.name for f in fields(cls)}
+        config = cls(**{k: v for k, v in data.items() if k in known})
+        if config.batch_size not in BATCH_SIZES:
+            config.batch_size = 10
+        if config.strategy not in STRATEGIES:
+            config.strategy = "sequential"
+        if not isinstance(config.recent_projects, list):
+            config.recent_projects = []
+        return config
+
+    def save(self) -> None:
+        path = self.path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".config.", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(asdict(self), fh, indent=2, ensure_ascii=False)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # settings are a convenience: never fail the app over them
+
+    def remember_project(self, path: str | os.PathLike) -> None:
+        p = str(Path(path).resolve())
+        self.last_project = p
+        self.recent_projects = [p] + [r for r in self.recent_projects if r != p][:RECENT_MAX - 1]
+        self.save()

@@ -1,0 +1,392 @@
+"""Realistic surrogates of the same shape, consistent within one patient (MIST-style resynthesis).
+
+A :class:`ScopeSurrogates` serves one consistency scope (a patient, or one note
+when notes carry no patient). It maps *tokens*, not whole values, so variants of
+one name agree: ``Smith``, ``SMITH``, ``Mr. Smith``, ``J. Smith``, ``John Smith``
+and ``Smith, John`` become ``Jones``, ``JONES``, ``Mr. Jones``, ``P. Jones``,
+``Paul Jones`` and ``Jones, Paul``:
+
+* a word is looked up lower-cased; an unseen word of 5+ letters within
+  ``fuzzy_threshold`` (rapidfuzz OSA similarity, 0-100; one typo or swap in five
+  letters is 80) of a known word with the same first letter is taken as a
+  misspelling of it (``Nicolson`` or ``Smiht`` -> the surrogate of ``Nicholson``,
+  ``Smith``), and
+  a name split by a stray space (``Bweighou se``) is joined when the join is known;
+* the surrogate keeps the word's case (ALL CAPS, lower, Title), a possessive
+  ``'s``, titles (Mr., Dr., ...) and punctuation; given names keep their gender
+  when Faker's lists know it, and never start with the original's initial, so an
+  initial ``J.`` maps to the initial of ``John``'s surrogate (else to another letter);
+* surrogates are drawn from Faker's en_US lists and never equal a PHI word found
+  anywhere in the corpus (so the leak audit cannot mistake one for a leak), nor
+  another original's surrogate in the same scope (the mapping stays invertible).
+
+Locations map word by word too: US states to states, state codes to codes,
+facility words (Hospital, Memorial, St.) to words of their class, short acronyms
+(GH, VAMC) to random letters, other words to Faker surnames, numbers to numbers.
+Phones and ids keep their digit/letter pattern (``617-555-1234`` ->
+``###-###-####``) and are keyed by their digits, so ``617 555 1234`` gets the same
+digits. E-mails and URLs keep their structure, scheme and top-level domain.
+"""
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+
+from rapidfuzz.distance import OSA
+
+from .shapes import like_case, pick, rng_for, shape_surrogate
+
+TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "jr", "sr", "ii", "iii", "iv",
+                    "md", "rn", "np", "phd", "dds", "pa", "sister", "father", "rev"})
+STOP_WORDS = frozenset({"of", "the", "and", "at", "de", "la", "le", "du", "del", "van", "von", "der",
+                        "on", "in", "for", "to", "by", "y"})
+
+_FACILITY_CLASSES: tuple[tuple[str, ...], ...] = (
+    ("Hospital", "Medical", "Center", "Clinic", "Memorial", "General", "University", "College",
+     "Institute", "Health", "Regional", "Community", "Nursing", "Hospice", "Rehab", "Mercy",
+     "Providence", "Union", "Heart", "Sacred", "Holy", "Cross", "Trinity", "Grace", "Baptist",
+     "Methodist", "Presbyterian", "Lutheran", "Veterans", "Children's", "Women's", "Good",
+     "Samaritan", "Shepherd", "Hope", "Faith", "Harbor", "Bay", "Valley", "Summit", "Pine",
+     "Oak", "Cedar", "Maple", "Ridge", "Meadow", "Fairview", "Riverside", "Lakeside", "Highland"),
+    ("St", "Mt", "Ft", "Pt"),
+    ("Saint", "Mount", "Fort", "San", "Santa"),
+    ("North", "South", "East", "West", "New", "Lake", "Port", "Upper", "Lower", "Central",
+     "Old", "Great", "Little", "Glen", "Spring"),
+    ("Street", "Avenue", "Road", "Boulevard", "Lane", "Drive", "Court", "Way", "Place", "Square",
+     "Park", "River", "Hill", "Heights", "Terrace", "Circle", "Parkway", "Highway", "Row"),
+    ("Ave", "Rd", "Ln", "Blvd", "Ct", "Pl", "Sq", "Pkwy", "Hwy", "Ter", "Cir"),
+    ("Unit", "Ward", "Floor", "Building", "Bldg", "Tower", "Pavilion", "Wing", "Campus", "Suite",
+     "Annex", "Hall", "House", "Home", "Care", "Centre", "Hosp", "Univ", "Med", "Ctr"),
+    ("County", "City", "Town", "Township", "Village", "Borough"),
+)
+_KEEP_IN_CONTACTS = frozenset({"http", "https", "ftp", "www", "mailto", "com", "org", "net", "edu",
+                               "gov", "mil", "int", "html", "htm", "php", "asp", "aspx", "jsp",
+                               "index", "us", "uk", "info", "io", "co"})
+
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_LOC_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
+_POSSESSIVE = re.compile(r"(.*[^\W\d_])(['\u2019][sS])$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+
+
+class Pools:
+    """Word lists from Faker's en_US providers (loaded once)."""
+
+    def __init__(self) -> None:
+        from faker.providers.address.en_US import Provider as Address
+        from faker.providers.job.en_US import Provider as Job
+        from faker.providers.person.en_US import Provider as Person
+
+        self.female = tuple(Person.first_names_female)
+        self.male = tuple(Person.first_names_male)
+        self.given = tuple(dict.fromkeys(self.female + self.male))
+        self.last = tuple(n for n in Person.last_names if n.isalpha())
+        self.female_set = {n.lower() for n in self.female}
+        self.male_set = {n.lower() for n in self.male}
+        self.last_set = {n.lower() for n in self.last}
+        self.states = tuple(Address.states)
+        self.states_set = {s.lower() for s in self.states}
+        self.state_codes = tuple(Address.states_abbr)
+        self.state_codes_set = {s.lower() for s in self.state_codes}
+        self.jobs = tuple(Job.jobs)
+        self.facility_class = {w.lower(): cls for cls in _FACILITY_CLASSES for w in cls}
+
+
+@lru_cache(maxsize=1)
+def pools() -> Pools:
+    return Pools()
+
+
+def _vowels(word: str) -> int:
+    return sum(ch in "aeiou" for ch in word.lower())
+
+
+class ScopeSurrogates:
+    """Surrogates for one consistency scope (see the module doc)."""
+
+    def __init__(self, scope: str, seed: int, exclude: set[str], fuzzy_threshold: float = 80.0):
+        self.scope = scope
+        self.seed = seed
+        self.exclude = exclude                   # lower-cased PHI words and values of the whole corpus
+        self.fuzzy_threshold = fuzzy_threshold
+        self.p = pools()
+        self.name_tokens: dict[str, str] = {}    # lower original word -> surrogate (its own case)
+        self.name_roles: dict[str, str] = {}     # lower original word -> given | last
+        self.letters: dict[str, str] = {}        # lower initial -> lower initial
+        self.loc_tokens: dict[str, str] = {}
+        self.values: dict[tuple[str, str], str] = {}
+        self.used: dict[str, set[str]] = {}
+
+    def _rng(self, *parts: object):
+        return rng_for(self.seed, "surrogate", self.scope, *parts)
+
+    def _used(self, kind: str) -> set[str]:
+        return self.used.setdefault(kind, set())
+
+    # -- names -----------------------------------------------------------------------------
+    def prepare_names(self, values: list[str]) -> None:
+        """Register every full word of the scope's names first (in order), so that initials
+        and single words find their full forms whatever note they come in."""
+        for value in values:
+            if self._joined(value) is not None:
+                continue
+            for word, role in self._name_words(value):
+                base = self._base(word)[0]
+                if len(base) > 1 and base.lower() not in TITLES:
+                    self._name_token(base, role)
+
+    def _name_words(self, value: str) -> list[tuple[str, str | None]]:
+        matches = [m.group(0) for m in _NAME_WORD.finditer(value)]
+        content = [w for w in matches if w.lower() not in TITLES and len(self._base(w)[0]) > 1]
+        out: list[tuple[str, str | None]] = []
+        comma = value.find(",")
+        pos = 0
+        for w in matches:
+            i = value.find(w, pos)
+            pos = i + len(w)
+            if comma >= 0:
+                role = "last" if i < comma else "given"
+            elif len(content) <= 1:
+                role = None
+            else:
+                role = "last" if w == content[-1] else "given"
+            out.append((w, role))
+        # a hyphenated name takes the role of its last part (FORMAN-LYONS is a surname)
+        for i in range(len(out) - 2, -1, -1):
+            w, _ = out[i]
+            nxt = out[i + 1][0]
+            j = value.find(w) + len(w)
+            if value[j:j + 1] == "-" and value[j + 1:].startswith(nxt):
+                out[i] = (w, out[i + 1][1])
+        return out
+
+    @staticmethod
+    def _base(word: str) -> tuple[str, str]:
+        m = _POSSESSIVE.match(word)
+        if m and len(m.group(1)) > 1:
+            return m.group(1), m.group(2)
+        return word, ""
+
+    def _fuzzy(self, key: str, known: dict[str, str]) -> str | None:
+        """The known word ``key`` is a misspelling of: same first letter, 5+ letters, and an
+        OSA similarity (edits incl. transpositions, 0-100) of at least ``fuzzy_threshold``;
+        the best score wins, ties the first known."""
+        if self.fuzzy_threshold <= 0 or len(key) < 5 or not known:
+            return None
+        best, best_score = None, self.fuzzy_threshold
+        for k in known:
+            if k[:1] != key[:1] or len(k) < 5 or abs(len(k) - len(key)) > 2:
+                continue
+            score = OSA.normalized_similarity(key, k) * 100
+            if score >= best_score and (best is None or score > best_score):
+                best, best_score = k, score
+        return best
+
+    def _joined(self, value: str) -> str | None:
+        """``Bweighou se`` -> ``bweighouse`` when that (or a near spelling) is a known name."""
+        parts = value.split()
+        if len(parts) < 2 or not all(p.isalpha() for p in parts):
+            return None
+        joined = "".join(parts).lower()
+        if joined in self.name_tokens or self._fuzzy(joined, self.name_tokens):
+            return joined
+        return None
+
+    def _name_token(self, word: str, role: str | None) -> str:
+        key = word.lower()
+        if key in self.name_tokens:
+            return self.name_tokens[key]
+        alias = self._fuzzy(key, self.name_tokens)
+        if alias is not None:
+            self.name_tokens[key] = self.name_tokens[alias]
+            self.name_roles[key] = self.name_roles[alias]
+            return self.name_tokens[key]
+        p = self.p
+        if role is None:
+            role = "given" if (key in p.female_set or key in p.male_set) and key not in p.last_set else "last"
+        if role == "given":
+            pool = p.female if key in p.female_set and key not in p.male_set else (
+                p.male if key in p.male_set and key not in p.female_set else p.given)
+        else:
+            pool = p.last
+        used = self._used("name")
+        exclude = self.exclude | used | {key}
+        rng = self._rng("name", key)
+        sur = pick(rng, pool, exclude, first_letter_not=key[:1], fallback=p.last + p.given)
+        if sur is None:  # every list exhausted: an invented word
+            sur = shape_surrogate(word.capitalize(), rng, avoid=exclude)
+        self.name_tokens[key] = sur
+        self.name_roles[key] = role
+        used.add(sur.lower())
+        return sur
+
+    def _initial(self, letter: str) -> str:
+        key = letter.lower()
+        if key not in self.letters:
+            full = [k for k, r in self.name_roles.items() if k[:1] == key and r == "given"] or [
+                k for k in self.name_roles if k[:1] == key]
+            new = self.name_tokens[full[0]][:1].lower() if full else ""
+            if not new or new == key or not new.isalpha():
+                rng = self._rng("initial", key)
+                new = rng.choice([c for c in string.ascii_lowercase if c != key])
+            self.letters[key] = new
+        new = self.letters[key]
+        return new.upper() if letter.isupper() else new
+
+    def name(self, value: str) -> str:
+        """A surrogate for a (stripped) person name, in the same shape."""
+        words = self._name_words(value)
+        joined = self._joined(value)
+        if joined is not None:
+            return like_case(self._name_token(joined, None), words[0][0])
+        out = []
+        pos = 0
+        for word, role in words:
+            i = value.find(word, pos)
+            out.append(value[pos:i])
+            pos = i + len(word)
+            base, poss = self._base(word)
+            if base.lower() in TITLES and len(words) > 1:
+                out.append(word)
+            elif len(base) == 1:
+                out.append(self._initial(base) + poss)
+            else:
+                out.append(like_case(self._name_token(base, role), base) + poss)
+        out.append(value[pos:])
+        return "".join(out)
+
+    # -- locations ------------------------------------------------------------------------------
+    def _loc_token(self, word: str) -> str:
+        key = word.lower()
+        if key in self.loc_tokens:
+            return self.loc_tokens[key]
+        p = self.p
+        alias = None if key in p.facility_class or key in p.states_set else self._fuzzy(key, self.loc_tokens)
+        if alias is not None and len(key) >= 5:
+            self.loc_tokens[key] = self.loc_tokens[alias]
+            return self.loc_tokens[key]
+        used = self._used("location")
+        exclude = self.exclude | used | {key}
+        rng = self._rng("location", key)
+        sur: str | None
+        if key in p.states_set:
+            sur = pick(rng, p.states, exclude)
+        elif key in p.state_codes_set and len(key) == 2 and word.isupper():
+            sur = pick(rng, p.state_codes, exclude)
+        elif key in p.facility_class:
+            sur = pick(rng, p.facility_class[key], exclude, fallback=p.last)
+        elif len(key) <= 2 or (len(key) <= 5 and word.isupper() and (len(key) <= 3 or _vowels(key) <= 1)) \
+                or (len(key) <= 3 and _vowels(key) == 0):
+            sur = None  # an acronym: GH, VAMC
+            for _ in range(100):
+                cand = "".join(rng.choice(string.ascii_uppercase) for _ in key)
+                if cand.lower() not in exclude:
+                    sur = cand
+                    break
+        else:
+            sur = pick(rng, p.last, exclude)
+        if sur is None:
+            sur = shape_surrogate(word, rng, avoid=exclude)
+        self.loc_tokens[key] = sur
+        used.add(sur.lower())
+        return sur
+
+    def location(self, value: str) -> str:
+        out = []
+        pos = 0
+        for m in _LOC_WORD.finditer(value):
+            out.append(value[pos:m.start()])
+            pos = m.end()
+            word = m.group(0)
+            if word.isdigit():
+                out.append(self._digits("locnum", word))
+                continue
+            base, poss = self._base(word)
+            if base.lower() in STOP_WORDS:  # "of", "the": not identifying; the leak audit skips them too
+                out.append(word)
+            else:
+                out.append(like_case(self._loc_token(base), base) + poss)
+        out.append(value[pos:])
+        return "".join(out)
+
+    # -- numbers, ids, phones ------------------------------------------------------------------
+    def _digits(self, kind: str, digits: str) -> str:
+        k = (kind, digits)
+        if k not in self.values:
+            rng = self._rng(kind, digits)
+            self.values[k] = shape_surrogate(digits, rng, avoid=self.exclude | self._used(kind))
+            self._used(kind).add(self.values[k])
+        return self.values[k]
+
+    def phone(self, value: str) -> str:
+        """Same digit pattern (and letters such as ``x`` of an extension kept); keyed by the digits."""
+        digits = "".join(c for c in value if c.isdigit())
+        if not digits:
+            return self.ident(value)
+        new = iter(self._digits("phone", digits))
+        return "".join(next(new) if c.isdigit() else c for c in value)
+
+    def ident(self, value: str) -> str:
+        """Same pattern of digits and letters (case kept), keyed by the letters and digits."""
+        key = "".join(c for c in value if c.isalnum()).upper()
+        if not key:
+            return value
+        k = ("id", key)
+        if k not in self.values:
+            rng = self._rng("id", key)
+            self.values[k] = shape_surrogate(key, rng, avoid=self.exclude | self._used("id"))
+            self._used("id").add(self.values[k])
+        new = iter(self.values[k])
+        out = []
+        for c in value:
+            if c.isalnum():
+                n = next(new)
+                out.append(n.lower() if c.islower() else n)
+            else:
+                out.append(c)
+        return "".join(out)
+
+    # -- contacts, professions -------------------------------------------------------------------
+    def contact(self, value: str) -> str:
+        """E-mails, URLs, IP addresses: structure, scheme and TLD kept, words and numbers new."""
+        k = ("contact", value.lower())
+        if k in self.values:
+            return like_case(self.values[k], value) if value.isupper() or value.islower() else self.values[k]
+        rng = self._rng("contact", value.lower())
+        if _IP.match(value):
+            result = ".".join(str(rng.randint(1, 254)) for _ in value.split("."))
+        else:
+            last_label = value.rsplit(".", 1)[-1] if _EMAIL.match(value) else None
+            out = []
+            pos = 0
+            for m in re.finditer(r"[A-Za-z]+|\d+", value):
+                out.append(value[pos:m.start()])
+                pos = m.end()
+                w = m.group(0)
+                if w.isdigit():
+                    out.append(shape_surrogate(w, rng))
+                elif w.lower() in _KEEP_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
+                    out.append(w)
+                else:
+                    sur = pick(rng, self.p.last, self.exclude | {w.lower()}) or shape_surrogate(w, rng)
+                    out.append(like_case(sur.lower() if w.islower() else sur, w))
+            out.append(value[pos:])
+            result = "".join(out)
+        if result.lower() == value.lower():
+            result = shape_surrogate(value, rng)
+        self.values[k] = result
+        return result
+
+    def profession(self, value: str) -> str:
+        k = ("profession", value.lower())
+        if k not in self.values:
+            rng = self._rng("profession", value.lower())
+            self.values[k] = pick(rng, self.p.jobs, self.exclude | {value.lower()}) or "worker"
+        job = self.values[k]
+        if value.isupper():
+            return job.upper()
+        if value.islower():
+            return job.lower()
+        return job

@@ -1,0 +1,218 @@
+"""Bytes in and out: strict UTF-8 with line numbers, line splitting that keeps every line
+break exactly as it was, and atomic writes of files and folders.
+
+Text files are never opened in translating mode: CRLF and lone CR must survive, and
+offsets count Python code points of the text as it is on disk (after any BOM).
+"""
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import FormatError
+
+BOM = codecs.BOM_UTF8
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+
+def _current_umask() -> int:
+    """The process umask, read without changing it where the system allows (threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Files we create get the mode the user's umask gives (mkstemp would make them 0600).
+_UMASK = _current_umask()
+
+
+def line_number(text: str | bytes, offset: int) -> int:
+    """1-based line of ``offset``; CRLF, CR and LF each end one line."""
+    nl, cr, crlf = ("\n", "\r", "\r\n") if isinstance(text, str) else (b"\n", b"\r", b"\r\n")
+    return 1 + text.count(nl, 0, offset) + text.count(cr, 0, offset) - text.count(crlf, 0, offset)
+
+
+def split_lines(text: str) -> list[tuple[str, str]]:
+    """``(content, line_break)`` pairs; the break is "\\r\\n", "\\r", "\\n" or "" (last line).
+    Unlike ``str.splitlines`` only CR and LF break lines (not form feed, U+2028, ...)."""
+    lines = []
+    for m in _LINE.finditer(text):
+        if m.start() == len(text) and not m.group(0):
+            break
+        lines.append((m.group(1), m.group(2)))
+    return lines
+
+
+def one_line(text: str) -> str:
+    """Span text for a one-line column: each line break becomes a space."""
+    return _BREAK.sub(" ", text)
+
+
+def same_words(a: str, b: str) -> bool:
+    """Lenient comparison of a repeated span text (line breaks and spacing may differ)."""
+    return a == b or a.split() == b.split()
+
+
+def most_common(values: Iterable[str], default: str) -> str:
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else default
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise FormatError("no such file", path) from None
+    except IsADirectoryError:
+        raise FormatError("is a folder, expected a file", path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def decode(data: bytes, path: Path) -> tuple[str, bool]:
+    """Text and whether it had a UTF-8 BOM (which offsets exclude)."""
+    bom = data.startswith(BOM)
+    body = data[len(BOM):] if bom else data
+    try:
+        return body.decode("utf-8"), bom
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8: byte 0x{body[exc.start]:02x} cannot be decoded ({exc.reason})",
+                          path, line_number(body, exc.start)) from None
+
+
+def read_text(path: Path) -> tuple[str, bool]:
+    return decode(read_bytes(path), path)
+
+
+def encode(text: str, bom: bool, what: str) -> bytes:
+    try:
+        return (BOM if bom else b"") + text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise FormatError(f"{what}: character {exc.start} cannot be written as UTF-8 "
+                          f"({exc.reason})") from None
+
+
+def id_to_relpath(note_id: str, suffix: str) -> str:
+    """The file a note id names in a folder format ("a/b" → "a/b.txt"); refuses ids that
+    would escape the folder or cannot be file names."""
+    parts = note_id.split("/")
+    bad = (not note_id or "\\" in note_id or "\0" in note_id
+           or any(p in ("", ".", "..") or p.startswith(".") for p in parts))
+    if bad:
+        raise FormatError(f"note id {note_id!r} cannot be a file name inside the folder "
+                          f"(empty part, '.', '..', hidden name or backslash)")
+    return note_id + suffix
+
+
+def list_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
+    """Relative posix paths of the files under ``root`` ending in one of ``suffixes``,
+    sorted; hidden files and folders are skipped."""
+    if not root.exists():
+        raise FormatError("no such folder", root)
+    if not root.is_dir():
+        raise FormatError("is a file, expected a folder", root)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if not name.startswith(".") and name.endswith(suffixes):
+                found.append(Path(dirpath, name).relative_to(root).as_posix())
+    return sorted(found)
+
+
+def write_file_atomic(path: Path, data: bytes) -> None:
+    """Write beside ``path`` then rename over it: readers see the old file or the new one."""
+    if path.is_dir():
+        raise FormatError("is a folder; give a file name to write", path)
+    parent = path.parent
+    if not parent.is_dir():
+        raise FormatError("the folder to write into does not exist", parent)
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(Path(tmp))
+        raise
+
+
+def write_folder_atomic(path: Path, files: Iterable[tuple[str, bytes]],
+                        owned: Callable[[str], bool]) -> None:
+    """Build the whole folder beside ``path``, then swap it in.
+
+    An existing folder is replaced only if every file in it is one this format writes
+    (``owned(relative_path)``), so pointing an export at, say, a home folder fails
+    instead of deleting it. ``files`` may be a generator (cancellation stops it).
+    """
+    if path.exists() and not path.is_dir():
+        raise FormatError("exists and is not a folder; give a new or empty folder", path)
+    if path.is_dir():
+        for rel in list_all(path):
+            if not owned(rel):
+                raise FormatError(f"the folder already holds {rel!r}, which this format does not "
+                                  f"write; give a new or empty folder", path)
+    parent = path.parent
+    if not parent.is_dir():
+        raise FormatError("the folder to write into does not exist", parent)
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    try:
+        os.chmod(tmp, 0o777 & ~_UMASK)
+        for rel, data in files:
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.exists():
+                raise FormatError(f"two notes would both be written to {rel!r}", path)
+            target.write_bytes(data)
+        _swap_in(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def list_all(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir())
+
+
+def _swap_in(new: Path, path: Path) -> None:
+    if not path.exists():
+        os.rename(new, path)
+        return
+    old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+    os.rmdir(old)
+    os.rename(path, old)
+    try:
+        os.rename(new, path)
+    except BaseException:
+        os.rename(old, path)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    try:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except OSError:
+        pass

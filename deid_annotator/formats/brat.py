@@ -1,0 +1,149 @@
+"""``brat``: a folder of ``.txt``/``.ann`` pairs (standoff). Note id = relative path
+without the extension; a ``.txt`` without ``.ann`` is a note without spans, an ``.ann``
+without ``.txt`` is an error.
+
+Entity lines ``T1<TAB>LABEL START END<TAB>text``. A discontinuous entity
+(``START END;START END``) becomes one span per fragment (all with its label); its line is
+written back as it was while all its fragments are still there. Other lines (``#``
+notes, ``A`` attributes, ``R`` relations, ...) are kept in place, but dropped with the
+entity they refer to when that entity's span was removed. New spans get new ``T`` lines
+(sorted by offset) after the kept ones; their text is written on one line (line breaks
+become spaces) and compared leniently when read.
+
+Round trip (``corpus.meta["brat"]["notes"][id]``): ``txt_bom``, ``ann`` (whether an
+.ann file exists), ``ann_bom``, ``eol`` (usual line break of the .ann), and ``lines``:
+each .ann line as ``[content, line_break, fragments, text]`` (fragments ``[[start, end,
+label], ...]`` and the note text they cover for a T line, else ``None``).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from ..corpus import Corpus, Note, Span
+from ..errors import FormatError
+from ..labels import LabelSet
+from ..progress import Progress, report
+from ._checks import gold_span, int_field, text_matches, unique_ids_for_writing
+from ._io import (encode, id_to_relpath, list_files, most_common, one_line, read_text,
+                  split_lines, write_folder_atomic)
+
+_T_LINE = re.compile(r"(T[^\t]*)\t(\S+) ([^\t]*)\t(.*)")
+_LABEL = re.compile(r"\S+")
+
+
+def read(path: Path, labels: LabelSet | None = None, progress: Progress | None = None) -> Corpus:
+    files = list_files(path, (".txt", ".ann"))
+    txts = [rel[:-4] for rel in files if rel.endswith(".txt")]
+    anns = {rel[:-4] for rel in files if rel.endswith(".ann")}
+    for orphan in sorted(anns - set(txts)):
+        raise FormatError("annotation file without its .txt", path / f"{orphan}.ann")
+    notes, layouts = [], {}
+    for i, note_id in enumerate(txts, 1):
+        text, txt_bom = read_text(path / f"{note_id}.txt")
+        layout = {"txt_bom": txt_bom, "ann": note_id in anns}
+        spans: list[Span] = []
+        if layout["ann"]:
+            spans = _read_ann(path / f"{note_id}.ann", note_id, text, labels, layout)
+        notes.append(Note(note_id, text, {}, spans))
+        layouts[note_id] = layout
+        report(progress, "read", i, len(txts))
+    return Corpus(notes, {"brat": {"notes": layouts}})
+
+
+def _read_ann(path: Path, note_id: str, text: str, labels: LabelSet | None,
+              layout: dict) -> list[Span]:
+    ann, bom = read_text(path)
+    lines = split_lines(ann)
+    spans, items, seen = [], [], {}
+    for lineno, (content, eol) in enumerate(lines, 1):
+        if not content.startswith("T"):
+            items.append([content, eol, None, None])
+            continue
+        m = _T_LINE.fullmatch(content)
+        if not m:
+            raise FormatError("expected 'T<n><TAB><label> <start> <end><TAB><text>'", path, lineno)
+        tid, label, offsets, written = m.groups()
+        if tid in seen:
+            raise FormatError(f"entity {tid} is defined twice (first on line {seen[tid]})",
+                              path, lineno)
+        seen[tid] = lineno
+        fragments = []
+        for fragment in offsets.split(";"):
+            bounds = fragment.split(" ")
+            if len(bounds) != 2:
+                raise FormatError(f"expected '<start> <end>', found {fragment!r}", path, lineno)
+            start, end = (int_field(b, "offset", path, lineno) for b in bounds)
+            spans.append(gold_span(text, start, end, label, labels, path, lineno, note_id))
+            fragments.append([start, end, label])
+        covered = " ".join(text[s:e] for s, e, _ in fragments)   # brat joins fragments so
+        text_matches(written, covered, fragments[0][0], fragments[-1][1], path, lineno)
+        items.append([content, eol, fragments, covered])
+    layout.update(ann_bom=bom, eol=most_common((eol for _, eol in lines if eol), "\n"), lines=items)
+    return spans
+
+
+def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
+    unique_ids_for_writing(corpus.notes)
+    layouts = corpus.meta.get("brat", {}).get("notes", {})
+    rels = [id_to_relpath(n.id, "") for n in corpus.notes]
+
+    def files():
+        for i, (note, rel) in enumerate(zip(corpus.notes, rels), 1):
+            layout = layouts.get(note.id, {})
+            yield f"{rel}.txt", encode(note.text, layout.get("txt_bom", False), f"note {note.id!r}")
+            if layout.get("ann", True) or note.spans:
+                yield f"{rel}.ann", encode(_ann_text(note, layout), layout.get("ann_bom", False),
+                                           f"note {note.id!r}")
+            report(progress, "write", i, len(corpus.notes))
+
+    write_folder_atomic(path, files(), owned=lambda rel: rel.endswith((".txt", ".ann")))
+
+
+def _ann_text(note: Note, layout: dict) -> str:
+    items = layout.get("lines", [])
+    available = Counter(s.key for s in note.spans)
+    for s in note.spans:
+        note.check_span(s, "brat")
+        if not _LABEL.fullmatch(s.label):
+            raise FormatError(f"note {note.id!r}: label {s.label!r} cannot be written in brat "
+                              f"(it contains a space)")
+    kept, dropped = set(), set()
+    for k, (content, _, fragments, covered) in enumerate(items):
+        if fragments is None:
+            continue
+        need = Counter(tuple(f) for f in fragments)
+        still = " ".join(note.text[s:e] for s, e, _ in fragments if e <= len(note.text)) == covered
+        if still and all(available[key] >= n for key, n in need.items()):
+            available -= need
+            kept.add(k)
+        else:
+            dropped.add(content.split("\t", 1)[0])
+    out: list[list[str]] = []
+    for k, (content, eol, fragments, _) in enumerate(items):
+        if k in kept or (fragments is None and not _refers_to(content, dropped)):
+            out.append([content, eol])
+    eol = layout.get("eol", "\n")
+    taken = [int(c.split("\t", 1)[0][1:]) for c, _, f, _ in items
+             if f is not None and c.split("\t", 1)[0][1:].isdigit()]
+    number = max(taken, default=0)
+    new = []
+    for s in note.spans:
+        if available[s.key] > 0:
+            available[s.key] -= 1
+            new.append(s)
+    for s in sorted(new, key=lambda s: s.key):
+        number += 1
+        if out and not out[-1][1]:
+            out[-1][1] = eol
+        out.append([f"T{number}\t{s.label} {s.start} {s.end}\t{one_line(note.span_text(s))}", eol])
+    return "".join(content + line_eol for content, line_eol in out)
+
+
+def _refers_to(content: str, ids: set[str]) -> bool:
+    """Whether a non-entity line (attribute, relation, note, ...) names one of ``ids``."""
+    if not ids:
+        return False
+    fields = content.split("\t")
+    return len(fields) > 1 and any(w in ids for w in re.split(r"[\s:]+", fields[1]))

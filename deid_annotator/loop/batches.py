@@ -1,0 +1,145 @@
+"""Batches of the bootstrapping loop (Hanauer et al. 2013): select, pre-annotate, submit.
+
+:func:`next_batch` picks the next N notes from those not yet annotated, pre-annotates
+them with the current model version (or the ``rules`` tagger while there is none),
+and stores the batch and its model spans in ONE transaction: a cancelled or failed
+pre-annotation leaves no half-made batch. The batch's ``model_version`` is the
+version that pre-annotated it (None: the rules tagger).
+
+Submitting makes a batch's accepted and corrected spans its notes' gold and the batch
+read-only until reopened (the store does it: :func:`submit` and :func:`reopen` are the
+loop's names for it).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..corpus import Span
+from ..errors import DeidError, ProjectError
+from ..progress import Progress, report
+from ..store import Project
+from ..taggers import Tagger
+from .models import current_tagger
+from .selection import check_strategy, select_active, select_random, select_sequential
+
+#: The batch sizes the app offers (any positive size works).
+BATCH_SIZES = (10, 20, 40)
+
+
+def _match_labels(project: Project, predictions: dict[str, list[Span]]) -> dict[str, list[Span]]:
+    """Fit predicted labels to the project's label set: an exact name is kept, a name
+    differing only in case is mapped to the project's, any other label is added to the
+    project (e.g. the rules tagger's labels in a project with no gold yet)."""
+    known = project.labels()
+    by_lower = {name.lower(): name for name in known}
+    wanted = {s.label for spans in predictions.values() for s in spans}
+    mapping = {}
+    for label in sorted(wanted):
+        if label in known:
+            mapping[label] = label
+        elif label.lower() in by_lower:
+            mapping[label] = by_lower[label.lower()]
+        else:
+            project.add_label(label)
+            mapping[label] = label
+    return {note_id: [s if mapping[s.label] == s.label else s.with_(label=mapping[s.label])
+                      for s in spans] for note_id, spans in predictions.items()}
+
+
+def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
+                  progress: Progress | None = None) -> dict[str, list[Span]]:
+    """The tagger's spans for these notes (labels fitted to the project's)."""
+    notes = project.notes(list(note_ids))
+    predictions = tagger.predict(notes, progress=progress) if notes else []
+    return {n.id: list(spans) for n, spans in zip(notes, predictions)}
+
+
+def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | None = None,
+                model_version: int | None = None, progress: Progress | None = None) -> int:
+    """Replace the pending model spans of these notes by the tagger's (the current model's
+    by default). Decided spans are kept (the store's rule). Returns the spans added."""
+    if tagger is None:
+        tagger, model_version = current_tagger(project)
+    predictions = predict_spans(tagger, project, note_ids, progress)
+    with project._write():
+        predictions = _match_labels(project, predictions)
+        return project.set_model_spans_many(predictions, model_version, progress=progress)
+
+
+def open_batch_notes(project: Project) -> list[str]:
+    """The notes of open (not submitted) batches."""
+    return [bn.note_id for b in project.batches() if not b.read_only
+            for bn in project.batch_notes(b.id)]
+
+
+def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
+                         model_version: int | None = None, progress: Progress | None = None) -> int:
+    """Pre-annotate the open batches' notes again (after a retrain): their pending model
+    spans are replaced by the new model's; spans already decided stay. Returns the notes."""
+    ids = open_batch_notes(project)
+    if ids:
+        preannotate(project, ids, tagger=tagger, model_version=model_version, progress=progress)
+    return len(ids)
+
+
+def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
+               progress: Progress | None = None, annotator: str | None = None,
+               tagger: Tagger | None = None, model_version: int | None = None,
+               measure: str = "entropy") -> int:
+    """Create the project's next batch of ``size`` notes and pre-annotate it; returns its id.
+
+    ``tagger``/``model_version`` override the current model (tests, simulations). Fewer
+    notes than ``size`` left: the batch takes them all. None left: :class:`DeidError`.
+    """
+    check_strategy(strategy)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise DeidError(f"a batch needs a positive number of notes, not {size!r}")
+    pool = project.unannotated_note_ids()
+    if not pool:
+        raise DeidError(f"{project.path}: every note is annotated or in a batch already; "
+                        f"import more notes to make another batch")
+    if tagger is None:
+        tagger, model_version = current_tagger(project)
+    number = len(project.batches()) + 1
+    if strategy == "sequential":
+        picked = select_sequential(pool, size)
+    elif strategy == "random":
+        picked = select_random(pool, size, seed, number)
+    else:
+        picked = select_active(pool, size, tagger, lambda ids: project.notes(ids), seed=seed,
+                               batch_number=number, measure=measure, progress=progress).note_ids
+    report(progress, "pre-annotate", 0, len(picked), f"batch {number}")
+    predictions = predict_spans(tagger, project, picked, progress)
+    if progress is not None:
+        progress.check()
+    with project._write():  # the batch and its pre-annotation: all or nothing
+        predictions = _match_labels(project, predictions)
+        batch_id = project.create_batch(picked, strategy, model_version=model_version,
+                                        annotator=annotator)
+        project.set_model_spans_many(predictions, model_version)
+    report(progress, "pre-annotate", len(picked), len(picked), f"batch {number}")
+    return batch_id
+
+
+def submit(project: Project, batch_id: int, annotator: str) -> int:
+    """Submit a batch: its accepted/corrected spans become gold; the batch becomes read-only.
+    Returns the number of gold spans."""
+    return project.submit_batch(batch_id, annotator)
+
+
+def reopen(project: Project, batch_id: int, annotator: str) -> None:
+    """Make a submitted batch editable again (its gold stays until it is submitted again)."""
+    project.reopen_batch(batch_id, annotator)
+
+
+def gold_note_count(project: Project) -> int:
+    return project.note_count(gold=True)
+
+
+def open_batches(project: Project):
+    return [b for b in project.batches() if not b.read_only]
+
+
+def require_open(project: Project, batch_id: int) -> None:
+    if project.batch(batch_id).read_only:
+        raise ProjectError(f"batch {batch_id} was submitted and is read-only; reopen it to change it")

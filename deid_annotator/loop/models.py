@@ -1,0 +1,288 @@
+"""Model versions kept inside the project file, and loading them back.
+
+"Everything lives in one SQLite file per project": a trained model directory is packed
+as a ``tar.gz`` archive into the table :data:`ARCHIVE_TABLE` (this module's own table,
+created on first use through sqlite-utils), one row per model version, next to the
+store's ``model_versions`` row. Both rows are written in ONE transaction, so a version
+either exists with its archive or not at all; a crash or a failed retrain never leaves
+a version without its model.
+
+Loading extracts the archive once into an owner-only cache folder
+(``platformdirs.user_cache_dir("deid-annotator")/models/<project>/v<N>-<sha>``, every
+folder mode 0700: vocabularies hold names from the notes) and loads it with
+:func:`deid_annotator.taggers.load_model`. The archive's SHA-256 is stored with it and
+checked before extraction; a damaged archive, an unsafe member path or unreadable
+model files raise :class:`~deid_annotator.errors.ModelError` naming the version.
+The cache can be deleted at any time. ``DEID_ANNOTATOR_CACHE`` overrides its location.
+
+A ``model_versions`` row without an archive (recorded by other code with the path of a
+model directory) is loaded from that directory.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import sqlite3
+import tarfile
+import tempfile
+import threading
+import zlib
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError, ProjectError
+from ..store import ModelVersion, Project
+from ..store.records import now
+from ..taggers import Tagger, create_tagger, load_model
+
+#: The table holding the model archives (one row per model version).
+ARCHIVE_TABLE = "loop_model_archives"
+ARCHIVE_FORMAT = "tar.gz"
+#: Environment variable overriding the cache folder (tests, shared machines).
+CACHE_ENV = "DEID_ANNOTATOR_CACHE"
+#: What the ``path`` column of ``model_versions`` says for a version stored here.
+PATH_PREFIX = "in-project:"
+#: The tagger that pre-annotates while a project has no trained model.
+BOOTSTRAP_TAGGER = "rules"
+
+
+# -- packing ---------------------------------------------------------------------------
+def pack_model(directory: str | Path) -> bytes:
+    """A model directory as ``tar.gz`` bytes (regular files and folders only)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelError(f"{directory}: no such model directory")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tar:
+        for path in sorted(directory.rglob("*")):
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                continue
+            info = tar.gettarinfo(str(path), arcname=path.relative_to(directory).as_posix())
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            if path.is_file():
+                with open(path, "rb") as fh:
+                    tar.addfile(info, fh)
+            else:
+                tar.addfile(info)
+    return buffer.getvalue()
+
+
+def unpack_model(data: bytes, target: Path, what: str = "the model archive") -> None:
+    """Extract archive bytes into ``target`` (created), refusing unsafe members."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            tar.extractall(target, filter="data")
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise ModelError(f"{what} is corrupt and cannot be extracted ({type(exc).__name__}: "
+                         f"{exc}); roll back to another model version or retrain") from exc
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# -- the archive table --------------------------------------------------------------------
+def _ensure_table(project: Project) -> None:
+    """Create the archive table if needed (inside the caller's transaction)."""
+    table = project.db[ARCHIVE_TABLE]
+    if not table.exists():
+        table.create({"version": int, "format": str, "sha256": str, "size": int, "created": str,
+                      "data": bytes},
+                     pk="version", not_null={"format", "sha256", "size", "created", "data"},
+                     foreign_keys=[("version", "model_versions", "number")], if_not_exists=True)
+
+
+def _has_table(project: Project) -> bool:
+    return project._one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                        (ARCHIVE_TABLE,)) is not None
+
+
+def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
+                metrics: dict[str, Any] | None = None, training_notes: int = 0,
+                make_current: bool = True, annotator: str | None = None,
+                tagger: Tagger | None = None) -> int:
+    """Store a saved model directory as a new model version of the project; returns its number.
+
+    The ``model_versions`` row and the archive are written in one transaction. ``tagger``
+    (the trained object, optional) primes the in-memory cache so the next pre-annotation
+    need not load it back.
+    """
+    data = pack_model(model_dir)
+    sha = _sha256(data)
+    with project._write():
+        _ensure_table(project)
+        number = project.db.execute(
+            "SELECT coalesce(max(number), 0) + 1 FROM model_versions").fetchone()[0]
+        got = project.add_model_version(tagger_name, f"{PATH_PREFIX}{ARCHIVE_TABLE}/{number}",
+                                        metrics=metrics, training_notes=training_notes,
+                                        make_current=make_current, annotator=annotator)
+        if got != number:  # cannot happen inside one IMMEDIATE transaction; be loud if it does
+            raise ProjectError(f"{project.path}: model version number changed while storing "
+                               f"({number} expected, {got} given)")
+        project.db.execute(
+            f"INSERT INTO {ARCHIVE_TABLE}(version, format, sha256, size, created, data) "
+            f"VALUES (?, ?, ?, ?, ?, ?)", (number, ARCHIVE_FORMAT, sha, len(data), now(),
+                                           sqlite3.Binary(data)))
+    if tagger is not None:
+        _MEMORY.put(sha, tagger)
+    return number
+
+
+def archive_info(project: Project, number: int) -> dict[str, Any] | None:
+    """``{"format", "sha256", "size", "created"}`` of a version's archive, or None."""
+    if not _has_table(project):
+        return None
+    rows = project._dicts(f"SELECT format, sha256, size, created FROM {ARCHIVE_TABLE} "
+                          f"WHERE version = ?", (number,))
+    return rows[0] if rows else None
+
+
+def _archive(project: Project, number: int) -> tuple[str, bytes] | None:
+    if not _has_table(project):
+        return None
+    row = project._one(f"SELECT sha256, data FROM {ARCHIVE_TABLE} WHERE version = ?", (number,))
+    return None if row is None else (row[0], bytes(row[1]) if row[1] is not None else b"")
+
+
+# -- the cache folder -------------------------------------------------------------------------
+def cache_root() -> Path:
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("deid-annotator", appauthor=False))
+
+
+def _private_dir(path: Path) -> Path:
+    """Create ``path`` and its missing parents, each owner-only (0700)."""
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for p in reversed(missing):
+        p.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(p, 0o700)
+    return path
+
+
+def _project_key(project: Project) -> str:
+    created = project.setting("created") or ""
+    return hashlib.sha256(f"{project.path.resolve()}\0{created}".encode()).hexdigest()[:16]
+
+
+def model_directory(project: Project, number: int | None = None) -> Path:
+    """The model directory of a version (the current one by default), extracted into the
+    owner-only cache if needed. :class:`ModelError` if its archive is missing or corrupt."""
+    version = _version(project, number)
+    stored = _archive(project, version.number)
+    if stored is None:
+        path = Path(version.path)
+        if path.is_dir():
+            return path
+        raise ModelError(f"model version {version.number} of {project.path}: its model is not "
+                         f"stored in the project and {version.path!r} is not a model directory")
+    sha, data = stored
+    what = f"the stored model of version {version.number} in {project.path}"
+    if _sha256(data) != sha:
+        raise ModelError(f"{what} is corrupt (checksum mismatch); roll back to another model "
+                         f"version or retrain")
+    base = _private_dir(cache_root() / "models" / _project_key(project))
+    target = base / f"v{version.number}-{sha[:16]}"
+    if (target / ".complete").is_file():
+        return target
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=base))
+    try:
+        unpack_model(data, tmp, what)
+        (tmp / ".complete").write_text(sha, encoding="ascii")
+        try:
+            tmp.rename(target)
+        except OSError:  # another process extracted it meanwhile
+            if not (target / ".complete").is_file():
+                shutil.rmtree(target, ignore_errors=True)
+                tmp.rename(target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _version(project: Project, number: int | None) -> ModelVersion:
+    if number is None:
+        version = project.current_model_version()
+        if version is None:
+            raise ModelError(f"{project.path}: no trained model yet (submit a batch and retrain)")
+        return version
+    return project.model_version(number)
+
+
+class _LRU:
+    """Loaded taggers by archive checksum (a few; models can be large)."""
+
+    def __init__(self, size: int = 2):
+        self.size = size
+        self._items: OrderedDict[str, Tagger] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Tagger | None:
+        with self._lock:
+            tagger = self._items.get(key)
+            if tagger is not None:
+                self._items.move_to_end(key)
+            return tagger
+
+    def put(self, key: str, tagger: Tagger) -> None:
+        with self._lock:
+            self._items[key] = tagger
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_MEMORY = _LRU()
+
+
+def load_version(project: Project, number: int | None = None) -> Tagger:
+    """The tagger of a model version (the current one by default)."""
+    version = _version(project, number)
+    info = archive_info(project, version.number)
+    if info is not None:
+        cached = _MEMORY.get(info["sha256"])
+        if cached is not None:
+            return cached
+    directory = model_directory(project, version.number)
+    try:
+        tagger = load_model(directory)
+    except ModelError as exc:
+        raise ModelError(f"model version {version.number} of {project.path}: {exc}") from exc
+    if info is not None:
+        _MEMORY.put(info["sha256"], tagger)
+    return tagger
+
+
+def current_tagger(project: Project) -> tuple[Tagger, int | None]:
+    """What pre-annotates now: the current model version's tagger and its number, or the
+    ``rules`` tagger and None while the project has no trained model."""
+    version = project.current_model_version()
+    if version is None:
+        return create_tagger(BOOTSTRAP_TAGGER, lang=project.lang), None
+    return load_version(project, version.number), version.number
+
+
+def rollback(project: Project, number: int, annotator: str | None = None) -> None:
+    """Make an earlier (or later) model version the current one again. Its model must load."""
+    load_version(project, number)  # refuse a version whose archive is damaged
+    project.set_current_model_version(number, annotator=annotator)
+
+
+def clear_memory_cache() -> None:
+    _MEMORY.clear()

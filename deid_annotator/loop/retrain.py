@@ -1,0 +1,299 @@
+"""Retraining the project's tagger on all gold notes, off the caller's thread.
+
+    job = RetrainJob("ward7.db", "crf", progress=Progress(on_event)).start()
+    ...                       # the UI stays responsive; job.cancel() to stop
+    result = job.wait()       # the new version (raises the job's error, if any)
+
+The job opens its own connection to the project (``Project.open`` in the worker
+thread), reads the gold notes, leaves out the fixed evaluation slice
+(:mod:`.evaluation_slice`), fits the tagger (warm-started from the current version when
+it is the same tagger and its ``fit`` takes ``warm_start``), measures it on the slice,
+and stores it as a new current model version: the version row and the model archive
+in one transaction (:func:`.models.store_model`). Then the open batches' pending model
+spans are refreshed with the new model.
+
+Progress events (stage ``load``, the tagger's own stages such as ``train``, then
+``evaluate``, ``store``, ``pre-annotate``) carry ``info`` with ``elapsed_seconds`` and,
+when the stage's total is known, ``eta_seconds``; the tagger's epoch and loss pass
+through. Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step
+raises :class:`CancelledError`; failure or cancel stores nothing, so the current
+version stays in use. Once storing has begun the job finishes.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..corpus import Corpus
+from ..errors import DeidError
+from ..progress import Progress, ProgressEvent
+from ..store import Project
+from ..taggers import Tagger, tagger_class
+from .batches import refresh_open_batches
+from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
+from .models import load_version, store_model
+
+
+@dataclass(slots=True)
+class RetrainResult:
+    version: int                      # the new model version (now current)
+    tagger_name: str
+    training_notes: int
+    eval_notes: int
+    metrics: dict[str, Any]
+    seconds: float                    # the whole job, wall time
+    train_seconds: float              # fit only
+    warm_start: bool
+    refreshed_notes: int = 0          # open-batch notes pre-annotated again
+    refresh_error: str | None = None  # the version is stored even if the refresh failed
+    tagger: Tagger | None = field(default=None, repr=False)
+
+
+def _accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return {k: v for k, v in options.items() if v is not None}
+    return {k: v for k, v in options.items() if k in params and v is not None}
+
+
+def supports_warm_start(tagger: Tagger) -> bool:
+    try:
+        return "warm_start" in inspect.signature(tagger.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _scores(report) -> dict[str, Any]:
+    out = {}
+    for name in ("token", "strict", "instance"):
+        s = getattr(report, name)
+        out[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4),
+                     "f1": round(s.f1, 4), "tp": s.tp, "fp": s.fp, "fn": s.fn}
+    return out
+
+
+def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = None) -> dict[str, Any]:
+    """Token / strict / instance scores of the tagger on gold notes (JSON-ready)."""
+    from ..evaluation import evaluate
+
+    predictions = tagger.predict(gold.notes, progress=progress)
+    pred = Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
+    return _scores(evaluate(gold, pred))
+
+
+class _Relay(Progress):
+    """Forwards events to the caller's Progress, adding elapsed time and time left;
+    cancelling either cancels both. ``cancellable=False``: reports, never raises."""
+
+    def __init__(self, outer: Progress | None, cancellable: bool = True):
+        super().__init__(self._forward)
+        self._outer = outer
+        self._cancellable = cancellable
+        self._stage_started: dict[str, float] = {}
+        self._started = time.monotonic()
+
+    def _forward(self, event: ProgressEvent) -> None:
+        if self._outer is None:
+            return
+        now = time.monotonic()
+        began = self._stage_started.setdefault(event.stage, now)
+        info = dict(event.info or {})
+        info.setdefault("elapsed_seconds", round(now - self._started, 2))
+        if "eta_seconds" not in info and event.total and event.done > 0:
+            rate = (now - began) / event.done
+            info["eta_seconds"] = round(max(0, event.total - event.done) * rate, 1)
+        if self._cancellable:
+            self._outer.report(event.stage, event.done, event.total, event.message, **info)
+        else:
+            try:
+                self._outer.report(event.stage, event.done, event.total, event.message, **info)
+            except DeidError:
+                pass
+
+    def cancel(self) -> None:
+        if self._outer is not None:
+            self._outer.cancel()
+        super().cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancellable and (super().cancelled or bool(self._outer and self._outer.cancelled))
+
+    def check(self) -> None:
+        if not self._cancellable:
+            return
+        super().check()
+        if self._outer is not None:
+            self._outer.check()
+
+
+class RetrainJob:
+    """Train the project's tagger on its gold notes and store a new model version.
+
+    ``tagger_name``: the tagger to train (default: the current version's, else ``crf``).
+    ``options``: tagger options (those its constructor does not take are ignored).
+    ``eval_share``: the evaluation slice's share of patients (0: no slice, train on all).
+    ``refresh``: pre-annotate the open batches again with the new version.
+    ``on_finished``: called in the worker thread with the job when it ends (any outcome).
+    """
+
+    DEFAULT_TAGGER = "crf"
+
+    def __init__(self, project_path: str | os.PathLike | Project, tagger_name: str | None = None, *,
+                 options: dict[str, Any] | None = None, progress: Progress | None = None,
+                 eval_share: float = EVAL_SHARE, min_gold_notes: int = MIN_GOLD_NOTES,
+                 warm_start: bool = True, refresh: bool = True, annotator: str | None = None,
+                 on_finished: Callable[["RetrainJob"], None] | None = None):
+        self.project_path = Path(project_path.path if isinstance(project_path, Project)
+                                 else project_path)
+        self.tagger_name = tagger_name
+        self.options = dict(options or {})
+        self.progress = progress if progress is not None else Progress()
+        self.eval_share = eval_share
+        self.min_gold_notes = min_gold_notes
+        self.warm_start = warm_start
+        self.refresh = refresh
+        self.annotator = annotator
+        self.on_finished = on_finished
+        self.result: RetrainResult | None = None
+        self.error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        self._finished = threading.Event()
+
+    # -- control ---------------------------------------------------------------------------
+    def start(self) -> "RetrainJob":
+        """Run the job in a background thread; returns at once."""
+        if self._thread is not None:
+            raise DeidError("this retrain job was started already")
+        self._thread = threading.Thread(target=self._run_captured, name="deid-retrain", daemon=True)
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self.progress.cancel()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and not self._finished.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def wait(self, timeout: float | None = None) -> RetrainResult | None:
+        """Wait for the job; returns its result, raises its error. None: still running."""
+        if self._thread is None:
+            raise DeidError("the retrain job was not started (call start() or run())")
+        if not self._finished.wait(timeout):
+            return None
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    def _run_captured(self) -> None:
+        try:
+            self.run()
+        except BaseException as exc:  # kept for wait(); a worker thread must not die loudly
+            self.error = exc
+
+    # -- the work ----------------------------------------------------------------------------
+    def run(self) -> RetrainResult:
+        """Do the job in the calling thread; returns the result or raises."""
+        self.result, self.error = None, None
+        try:
+            self.result = self._run()
+            return self.result
+        except BaseException as exc:
+            self.error = exc
+            raise
+        finally:
+            self._finished.set()
+            if self.on_finished is not None:
+                try:
+                    self.on_finished(self)
+                except Exception:
+                    pass
+
+    def _run(self) -> RetrainResult:
+        started = time.perf_counter()
+        relay = _Relay(self.progress)
+        relay.report("load", 0, None, "reading the gold notes")
+        with Project.open(self.project_path) as project:
+            gold = project.corpus("gold")
+            if not any(n.spans for n in gold.notes):
+                raise DeidError(f"{self.project_path}: no gold PHI to learn from yet "
+                                f"({len(gold)} gold notes); submit a corrected batch first")
+            current = project.current_model_version()
+            name = self.tagger_name or (current.tagger if current else self.DEFAULT_TAGGER)
+            cls = tagger_class(name)
+            if not cls.trainable:
+                raise DeidError(f"the {name!r} tagger does not learn; choose a trainable tagger")
+            tagger = cls(lang=project.lang, **_accepted_options(cls, self.options))
+            train, held, why = split_eval_slice(gold.notes, self.eval_share, self.min_gold_notes)
+            fit_kwargs: dict[str, Any] = {}
+            warm = False
+            if self.warm_start and current is not None and current.tagger == name \
+                    and supports_warm_start(tagger):
+                try:
+                    fit_kwargs["warm_start"] = load_version(project, current.number)
+                    warm = True
+                except DeidError:
+                    warm = False  # a damaged current model: train from scratch
+            relay.report("load", 1, 1, f"{len(train)} training notes, {len(held)} held out")
+
+            t0 = time.perf_counter()
+            tagger.fit(train, progress=relay, **fit_kwargs)
+            train_seconds = time.perf_counter() - t0
+            relay.check()
+
+            metrics: dict[str, Any] = {
+                "eval_notes": len(held), "eval_share": self.eval_share,
+                "eval_rule": "sha256(patient or note id) below eval_share",
+                "training_notes": len(train), "train_seconds": round(train_seconds, 2),
+                "warm_start": warm, "gold_notes": len(gold),
+            }
+            if held:
+                relay.report("evaluate", 0, len(held), f"{len(held)} held-out notes")
+                metrics.update(evaluate_tagger(tagger, gold.subset(held), progress=relay))
+                relay.report("evaluate", len(held), len(held))
+            else:
+                metrics.update({"token": None, "strict": None, "instance": None,
+                                "eval_status": why})
+            relay.check()
+
+            # From here on the job is not cancellable: the version is stored whole.
+            quiet = _Relay(self.progress, cancellable=False)
+            quiet.report("store", 0, 1, "storing the model")
+            workdir = Path(tempfile.mkdtemp(prefix="deid-retrain-"))
+            try:
+                os.chmod(workdir, 0o700)
+                tagger.save(workdir / "model")
+                version = store_model(project, name, workdir / "model", metrics=metrics,
+                                      training_notes=len(train), annotator=self.annotator,
+                                      tagger=tagger)
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+            quiet.report("store", 1, 1, f"model version {version}")
+
+            refreshed, refresh_error = 0, None
+            if self.refresh:
+                try:
+                    refreshed = refresh_open_batches(project, tagger=tagger, model_version=version,
+                                                     progress=quiet)
+                except Exception as exc:  # the version stands; say what went wrong
+                    refresh_error = f"{type(exc).__name__}: {exc}"
+        return RetrainResult(version, name, len(train), len(held), metrics,
+                             time.perf_counter() - started, train_seconds, warm, refreshed,
+                             refresh_error, tagger)
+
+
+def retrain(project_path, tagger_name: str | None = None, **kwargs) -> RetrainResult:
+    """Retrain synchronously (see :class:`RetrainJob`)."""
+    return RetrainJob(project_path, tagger_name, **kwargs).run()

@@ -1,0 +1,214 @@
+"""Notes to tensors: encoding, windows of tokens, length-bucketed batches, and stitching
+the predictions of overlapping windows back into one tag sequence per note."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from ...tokenization import Token
+from .network import Batch
+from .vocabulary import UNK_ID, Vocabulary, normalize_word, token_shape
+
+#: Characters of a token given to the char BiLSTM (first half and last half of longer ones).
+MAX_CHARS = 20
+
+
+@dataclass
+class EncodedNote:
+    tokens: list[Token]
+    texts: list[str]
+    words: np.ndarray            # [n] word ids
+    shapes: np.ndarray           # [n] shape ids
+    breaks: np.ndarray           # [n] 2: a line break before token i, 1: after ". ; :", 0: none
+    tags: np.ndarray | None = None  # [n] gold tag ids
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
+def encode(text: str, tokens: list[Token], words: Vocabulary,
+           tag_ids: Sequence[int] | None = None) -> EncodedNote:
+    texts = [t.text for t in tokens]
+    word_ids = np.fromiter((words.get(normalize_word(x)) for x in texts), dtype=np.int64,
+                           count=len(texts))
+    shapes = np.fromiter((token_shape(x) for x in texts), dtype=np.int64, count=len(texts))
+    breaks = np.zeros(len(tokens), dtype=np.int8)
+    for i in range(1, len(tokens)):
+        if "\n" in text[tokens[i - 1].end:tokens[i].start]:
+            breaks[i] = 2
+        elif texts[i - 1] in (".", ";", ":", "!", "?"):
+            breaks[i] = 1
+    tags = None if tag_ids is None else np.asarray(tag_ids, dtype=np.int64)
+    return EncodedNote(tokens, texts, word_ids, shapes, breaks, tags)
+
+
+def training_windows(note: EncodedNote, max_len: int, inside: np.ndarray | None = None
+                     ) -> list[tuple[int, int]]:
+    """Non-overlapping windows ``[start, end)`` of at most ``max_len`` tokens covering the
+    note, cut preferably at line breaks, then after sentence punctuation, and never inside a
+    gold span (``inside[i]``: token i continues a span) unless there is no other way."""
+    n = len(note)
+    windows = []
+    start = 0
+    while start < n:
+        if n - start <= max_len:
+            windows.append((start, n))
+            break
+        lo, hi = start + max(1, max_len // 2), start + max_len       # cut c in [lo, hi]
+        best, best_score = hi, -1
+        for c in range(hi, lo - 1, -1):
+            if inside is not None and inside[c]:
+                continue
+            score = int(note.breaks[c])
+            if score > best_score:
+                best, best_score = c, score
+                if score == 2:
+                    break
+        windows.append((start, best))
+        start = best
+    return windows
+
+
+def prediction_windows(n: int, max_len: int, overlap: int) -> list[tuple[int, int]]:
+    """Windows of ``max_len`` tokens overlapping by ``overlap`` tokens, covering ``[0, n)``."""
+    if n <= max_len:
+        return [(0, n)] if n else []
+    step = max(1, max_len - overlap)
+    windows = []
+    start = 0
+    while True:
+        end = min(start + max_len, n)
+        windows.append((end - max_len if end == n else start, end))
+        if end == n:
+            break
+        start += step
+    return windows
+
+
+def _continues(tags: Sequence[str], i: int) -> bool:
+    """Whether tag ``i`` continues the span of tag ``i - 1`` (lenient BIO decoding)."""
+    if i <= 0 or i >= len(tags):
+        return False
+    tag, prev = tags[i], tags[i - 1]
+    return tag.startswith("I-") and prev != "O" and prev[2:] == tag[2:]
+
+
+def stitch(windows: Sequence[tuple[int, int]], tags: Sequence[Sequence[str]],
+           values: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """One tag sequence (and per-token values) for a note from overlapping windows.
+
+    Between two overlapping windows the cut is a token, as near the middle of the overlap
+    as possible, where neither window continues a span: so every span comes whole from
+    one window, and a span at a window's edge is taken from the window where it is not
+    at the edge.
+    """
+    if len(windows) == 1:
+        return list(tags[0]), values[0]
+    out_tags: list[str] = []
+    out_values = []
+    pos = windows[0][0]
+    for k in range(len(windows)):
+        start, end = windows[k]
+        if k + 1 < len(windows):
+            nstart, _ = windows[k + 1]
+            ntags = tags[k + 1]
+            lo, hi = nstart + 1, end - 1                        # cut strictly inside the overlap
+            mid = (nstart + end) // 2
+            candidates = sorted(range(lo, hi + 1), key=lambda c: (abs(c - mid), c))
+            cut = mid if lo <= mid <= hi else min(max(mid, nstart), end)
+            for c in candidates:
+                if not _continues(tags[k], c - start) and not _continues(ntags, c - nstart):
+                    cut = c
+                    break
+            cut = max(cut, pos)
+        else:
+            cut = end
+        a, b = pos - start, cut - start
+        piece = list(tags[k][a:b])
+        if piece and out_tags and piece[0].startswith("I-") and not _continues(tags[k], a):
+            piece[0] = "B-" + piece[0][2:]       # a span starting at the cut stays separate
+        out_tags += piece
+        out_values.append(values[k][a:b])
+        pos = cut
+    return out_tags, np.concatenate(out_values, axis=0)
+
+
+class CharTable:
+    """Char ids of token texts, cached."""
+
+    def __init__(self, chars: Vocabulary):
+        self.chars = chars
+        self._cache: dict[str, list[int]] = {}
+
+    def __call__(self, text: str) -> list[int]:
+        ids = self._cache.get(text)
+        if ids is None:
+            shown = text if len(text) <= MAX_CHARS else text[:MAX_CHARS // 2] + text[-(MAX_CHARS // 2):]
+            ids = [self.chars.get(c) for c in shown] or [UNK_ID]
+            self._cache[text] = ids
+        return ids
+
+
+def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], char_table: CharTable,
+               with_tags: bool = False) -> Batch:
+    """Tensors of windows ``(note, start, end)``; distinct token texts share one char row."""
+    B = len(pieces)
+    L = max(end - start for _, start, end in pieces)
+    words = np.zeros((B, L), dtype=np.int64)
+    shapes = np.zeros((B, L), dtype=np.int64)
+    index = np.zeros((B, L), dtype=np.int64)
+    tags = np.zeros((B, L), dtype=np.int64) if with_tags else None
+    lengths = np.zeros(B, dtype=np.int64)
+    rows: dict[str, int] = {}
+    char_rows: list[list[int]] = []
+    for b, (note, start, end) in enumerate(pieces):
+        n = end - start
+        lengths[b] = n
+        words[b, :n] = note.words[start:end]
+        shapes[b, :n] = note.shapes[start:end]
+        if tags is not None:
+            tags[b, :n] = note.tags[start:end]
+        for j, text in enumerate(note.texts[start:end]):
+            r = rows.get(text)
+            if r is None:
+                r = rows[text] = len(char_rows)
+                char_rows.append(char_table(text))
+            index[b, j] = r
+    C = max(len(r) for r in char_rows)
+    chars = np.zeros((len(char_rows), C), dtype=np.int64)
+    char_lengths = np.zeros(len(char_rows), dtype=np.int64)
+    for r, ids in enumerate(char_rows):
+        chars[r, :len(ids)] = ids
+        char_lengths[r] = len(ids)
+    lengths_t = torch.from_numpy(lengths)
+    mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)
+    return Batch(torch.from_numpy(words), torch.from_numpy(shapes), torch.from_numpy(index),
+                 torch.from_numpy(chars), torch.from_numpy(char_lengths), lengths_t, mask,
+                 None if tags is None else torch.from_numpy(tags))
+
+
+def bucketed(pieces: list, batch_size: int, rng: np.random.Generator | None = None,
+             max_tokens: int | None = None) -> list[list]:
+    """Batches of pieces ``(note, start, end)`` of similar length; with ``rng`` the order
+    within equal lengths and the order of the batches are shuffled."""
+    lengths = np.array([end - start for _, start, end in pieces], dtype=np.float64)
+    if rng is not None:
+        lengths = lengths + rng.uniform(0, 2, size=len(lengths))   # shuffle near-equal lengths
+    order = np.argsort(-lengths, kind="stable")
+    batches: list[list] = []
+    current: list = []
+    for i in order:
+        piece = pieces[i]
+        if current and (len(current) >= batch_size or
+                        (max_tokens and (len(current) + 1) * (current[0][2] - current[0][1]) > max_tokens)):
+            batches.append(current)
+            current = []
+        current.append(piece)
+    if current:
+        batches.append(current)
+    if rng is not None:
+        rng.shuffle(batches)
+    return batches

@@ -1,0 +1,550 @@
+"""The ``bilstm-crf`` tagger: Dernoncourt et al. (2017)'s character + token BiLSTM with a
+CRF layer, trained with early stopping on a held-back share of the training patients,
+warm-startable from an earlier model (the bootstrapping loop retrains after every batch)."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import time
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from .. import register
+from ..base import Tagger
+from ...corpus import Note, Span
+from ...errors import DeidError, ModelError
+from ...progress import Progress
+from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
+from .batching import (CharTable, EncodedNote, bucketed, encode, make_batch,
+                       prediction_windows, stitch, training_windows)
+from .network import BiLstmCrfNetwork, Dimensions
+from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
+
+WEIGHTS = "weights.pt"
+VOCAB = "vocabularies.json"
+STATE_FORMAT = 1
+
+DEFAULTS: dict[str, Any] = {
+    # network (Dernoncourt et al. 2017)
+    "word_dim": 100, "char_dim": 25, "char_hidden": 25, "hidden": 100, "ff_hidden": 100,
+    "dropout": 0.5,
+    "case_features": True,       # casing-shape embedding (lower/upper/title/digit/...)
+    "shape_dim": 8,
+    # vocabulary
+    "min_count": 1,              # words seen fewer times are <UNK>
+    "word_dropout": 0.1,         # share of training tokens replaced by <UNK> (unseen names)
+    # training
+    "optimizer": "adam", "learning_rate": 0.005, "batch_size": 16, "clip": 5.0,
+    "max_epochs": 20, "patience": 3, "min_epochs": 1,
+    "dev_share": 0.1,            # held-back share of the training patients, for early stopping
+    "window": 200,               # tokens per training / prediction window
+    "overlap": 50,               # tokens shared by neighbouring prediction windows
+    "seed": 13,
+    "threads": None,             # torch threads (None: leave torch's setting)
+    "device": "auto",            # auto | cpu | cuda
+    # prediction
+    "predict_batch_size": 128,
+    "phi_threshold": None,       # also tag tokens whose P(not O) >= this (recall knob)
+}
+
+_INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
+                "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
+                "overlap", "predict_batch_size"}
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise DeidError(f"bilstm-crf: unknown option(s) {', '.join(unknown)}; known: "
+                        f"{', '.join(sorted(DEFAULTS))}")
+    for key in _INT_OPTIONS:
+        value = options[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise DeidError(f"bilstm-crf: option {key} must be a whole number >= 0, not {value!r}")
+    for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "batch_size",
+                "max_epochs", "min_count", "predict_batch_size"):
+        if options[key] < 1:
+            raise DeidError(f"bilstm-crf: option {key} must be at least 1")
+    if options["window"] < 8 or not 2 <= options["overlap"] <= options["window"] // 2:
+        raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
+                        "and half the window")
+    for key in ("dropout", "word_dropout", "dev_share"):
+        if not isinstance(options[key], (int, float)) or not 0 <= options[key] < 1:
+            raise DeidError(f"bilstm-crf: option {key} must be in [0, 1), not {options[key]!r}")
+    if options["optimizer"] not in ("adam", "sgd"):
+        raise DeidError(f"bilstm-crf: optimizer must be 'adam' or 'sgd', not {options['optimizer']!r}")
+    if options["device"] not in ("auto", "cpu", "cuda"):
+        raise DeidError(f"bilstm-crf: device must be auto, cpu or cuda, not {options['device']!r}")
+    t = options["phi_threshold"]
+    if t is not None and (not isinstance(t, (int, float)) or not 0 < t <= 1):
+        raise DeidError(f"bilstm-crf: phi_threshold must be in (0, 1], not {t!r}")
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise DeidError("bilstm-crf: device 'cuda' asked for, but torch finds no CUDA GPU "
+                        "(use --device cpu or auto)")
+    return torch.device(name)
+
+
+@contextmanager
+def _threads(n: int | None) -> Iterator[None]:
+    if not n:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def split_by_patient(notes: Sequence[Note], share: float, seed: int
+                     ) -> tuple[list[Note], list[Note]]:
+    """``(train, held_back)``: about ``share`` of the patients (notes without a patient
+    count as their own) held back; one patient's notes are never on both sides."""
+    groups: dict[str, list[Note]] = {}
+    for i, note in enumerate(notes):
+        key = note.patient if note.patient is not None else f"\x00note:{note.id}:{i}"
+        groups.setdefault(key, []).append(note)
+    keys = sorted(groups)
+    if share <= 0 or len(keys) < 2:
+        return list(notes), []
+    rng = np.random.default_rng(seed)
+    order = [keys[i] for i in rng.permutation(len(keys))]
+    n_dev = max(1, int(round(share * len(keys))))
+    dev_keys = set(order[:n_dev])
+    train, dev = [], []
+    for key in keys:
+        (dev if key in dev_keys else train).extend(groups[key])
+    return train, dev
+
+
+def _binary_f1(gold: list[np.ndarray], pred: list[np.ndarray]) -> tuple[float, float, float]:
+    tp = fp = fn = 0
+    for g, p in zip(gold, pred):
+        g, p = g != 0, p != 0
+        tp += int(np.sum(g & p))
+        fp += int(np.sum(~g & p))
+        fn += int(np.sum(g & ~p))
+    prec = tp / (tp + fp) if tp + fp else 0.0
+    rec = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return prec, rec, f1
+
+
+@register
+class BiLstmCrfTagger(Tagger):
+    """Character + token BiLSTM-CRF PHI tagger (Dernoncourt et al. 2017)."""
+
+    name = "bilstm-crf"
+    trainable = True
+
+    def __init__(self, lang: str = "en", **options: Any):
+        options = {**DEFAULTS, **options}
+        _check_options(options)
+        super().__init__(lang, **options)
+        self.network: BiLstmCrfNetwork | None = None
+        self.words: Vocabulary | None = None
+        self.chars: Vocabulary | None = None
+        self.tags: list[str] = []
+        self._pretrained: dict[str, np.ndarray] | None = None
+        self._tokenizer: Tokenizer | None = None
+
+    # -- helpers ---------------------------------------------------------------------
+    @property
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer(self.lang)
+        return self._tokenizer
+
+    @property
+    def fitted(self) -> bool:
+        return self.network is not None
+
+    def _check_fitted(self) -> None:
+        if self.network is None:
+            raise ModelError("the bilstm-crf tagger has not been trained (fit it or load a model)")
+
+    def use_pretrained_vectors(self, vectors: Mapping[str, Sequence[float]]) -> "BiLstmCrfTagger":
+        """Initialise word embeddings of the next ``fit`` from ``{word: vector}`` (e.g. word2vec
+        trained on the project's notes). Words are normalised as the tagger's vocabulary is
+        (lower case, digits -> 0); every pretrained word joins the vocabulary, so words unseen in
+        the gold notes still get a meaningful embedding. The vectors' size sets ``word_dim``."""
+        table: dict[str, np.ndarray] = {}
+        dim = None
+        for word, vec in vectors.items():
+            arr = np.asarray(vec, dtype=np.float32).reshape(-1)
+            if dim is None:
+                dim = arr.shape[0]
+            elif arr.shape[0] != dim:
+                raise DeidError(f"pretrained vectors differ in size ({dim} and {arr.shape[0]})")
+            table.setdefault(normalize_word(word), arr)
+        if not table:
+            raise DeidError("no pretrained vectors given")
+        self._pretrained = table
+        self.options["word_dim"] = int(dim)
+        return self
+
+    def _dimensions(self, num_words: int, num_chars: int, num_tags: int) -> Dimensions:
+        o = self.options
+        return Dimensions(num_words=num_words, num_chars=num_chars, num_shapes=len(SHAPES),
+                          num_tags=num_tags, word_dim=o["word_dim"], char_dim=o["char_dim"],
+                          char_hidden=o["char_hidden"],
+                          shape_dim=o["shape_dim"] if o["case_features"] else 0,
+                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]))
+
+    # -- training --------------------------------------------------------------------
+    def fit(self, notes: Sequence[Note], progress: Progress | None = None,
+            warm_start: "BiLstmCrfTagger | str | Path | None" = None) -> "BiLstmCrfTagger":
+        """Train on ``notes`` (their spans are the gold). ``warm_start``: an earlier
+        bilstm-crf tagger or its model directory to continue from; its vocabularies and
+        labels are extended with the new notes' (new rows start random)."""
+        started = time.perf_counter()
+        notes = list(notes)
+        if not notes:
+            raise DeidError("bilstm-crf: no training notes to learn from")
+        if not any(n.spans for n in notes):
+            raise DeidError(f"bilstm-crf: no PHI spans to learn from (none of the {len(notes)} "
+                            f"training notes has an annotated span)")
+        warm = self._resolve_warm_start(warm_start)
+        o = self.options
+        device = resolve_device(o["device"])
+        with _threads(o["threads"]):
+            torch.manual_seed(o["seed"])
+            rng = np.random.default_rng(o["seed"])
+            result = self._train(notes, warm, device, rng, progress, started)
+        # Only now, with training complete, does the tagger change.
+        (self.network, self.words, self.chars, self.tags, self.labels, self.training) = result
+        return self
+
+    def _resolve_warm_start(self, warm_start) -> "BiLstmCrfTagger | None":
+        if warm_start is None:
+            return None
+        if isinstance(warm_start, (str, Path)):
+            from .. import load_model
+
+            warm_start = load_model(warm_start)
+        if not isinstance(warm_start, BiLstmCrfTagger):
+            raise DeidError(f"bilstm-crf: can only warm-start from a bilstm-crf model, "
+                            f"not {getattr(warm_start, 'name', type(warm_start).__name__)!r}")
+        warm_start._check_fitted()
+        if warm_start.lang != self.lang:
+            raise DeidError(f"bilstm-crf: the warm-start model is for language {warm_start.lang!r}, "
+                            f"not {self.lang!r}")
+        return warm_start
+
+    def _train(self, notes, warm, device, rng, progress, started):
+        o = self.options
+        tok = self.tokenizer
+        fit_notes, dev_notes = split_by_patient(notes, float(o["dev_share"]), o["seed"])
+        if dev_notes and not any(n.spans for n in dev_notes):
+            fit_notes, dev_notes = notes, []          # no PHI held back: nothing to stop on
+        if not any(n.spans for n in fit_notes):
+            fit_notes, dev_notes = notes, []
+
+        tokenized = {id(n): tok(n.text) for n in notes}
+        # labels and tags: the warm model's first (their rows keep their meaning), then new ones
+        counts = Counter(s.label for n in notes for s in n.spans)
+        labels = list(warm.labels) if warm else []
+        labels += [lab for lab, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                   if lab not in labels]
+        tags = bio_tags(labels)
+        tag_id = {t: i for i, t in enumerate(tags)}
+
+        # vocabularies
+        word_counts = Counter(normalize_word(t.text) for n in fit_notes for t in tokenized[id(n)])
+        char_counts = Counter(c for n in fit_notes for t in tokenized[id(n)] for c in t.text)
+        if warm:
+            words = Vocabulary.from_json(warm.words.to_json())
+            chars = Vocabulary.from_json(warm.chars.to_json())
+            words.extend(Vocabulary.from_counts(word_counts, o["min_count"], specials=False).itos)
+            chars.extend(Vocabulary.from_counts(char_counts, 1, specials=False).itos)
+        else:
+            words = Vocabulary.from_counts(word_counts, o["min_count"])
+            chars = Vocabulary.from_counts(char_counts, 1)
+        pretrained = self._pretrained
+        if pretrained:
+            words.extend(sorted(pretrained))
+
+        dims = self._dimensions(len(words), len(chars), len(tags))
+        if warm is not None:
+            wd = warm.network.dims
+            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim"):
+                if getattr(wd, key) != getattr(dims, key):
+                    raise DeidError(f"bilstm-crf: cannot warm-start: the earlier model has "
+                                    f"{key}={getattr(wd, key)}, the options ask for {getattr(dims, key)}")
+        network = BiLstmCrfNetwork(dims)
+        if warm is not None:
+            _copy_weights(warm.network, network)
+        if pretrained:
+            with torch.no_grad():
+                emb = network.word_embedding.weight
+                for word, vec in pretrained.items():
+                    i = words.stoi[word]
+                    if warm is None or i >= len(warm.words):
+                        emb[i] = torch.from_numpy(vec)
+        network.to(device)
+
+        def encode_all(subset):
+            out = []
+            for n in subset:
+                toks = tokenized[id(n)]
+                if not toks:
+                    continue
+                bio, _ = spans_to_bio(toks, n.spans)
+                out.append(encode(n.text, toks, words, [tag_id[t] for t in bio]))
+            return out
+
+        def windows_of(encoded):
+            pieces = []
+            for e in encoded:
+                inside = np.array([t.startswith("I-") for t in (tags[i] for i in e.tags)])
+                pieces += [(e, a, b) for a, b in training_windows(e, o["window"], inside)]
+            return pieces
+
+        fit_enc, dev_enc = encode_all(fit_notes), encode_all(dev_notes)
+        fit_pieces, dev_pieces = windows_of(fit_enc), windows_of(dev_enc)
+        if not fit_pieces:
+            raise DeidError("bilstm-crf: the training notes hold no tokens")
+        char_table = CharTable(chars)
+        dev_batches = [make_batch(b, char_table, with_tags=True)
+                       for b in bucketed(dev_pieces, o["predict_batch_size"])]
+
+        params = [p for p in network.parameters() if p.requires_grad]
+        if o["optimizer"] == "adam":
+            optimizer = torch.optim.Adam(params, lr=o["learning_rate"])
+        else:
+            optimizer = torch.optim.SGD(params, lr=o["learning_rate"], momentum=0.9)
+
+        best_state, best_f1, best_epoch, bad = None, -1.0, 0, 0
+        history = []
+        max_epochs, epoch_times = o["max_epochs"], []
+        wd_p = float(o["word_dropout"])
+        epoch = 0
+        for epoch in range(1, max_epochs + 1):
+            t0 = time.perf_counter()
+            network.train()
+            total, count = 0.0, 0
+            for members in bucketed(fit_pieces, o["batch_size"], rng):
+                if progress is not None:
+                    progress.check()
+                batch = make_batch(members, char_table, with_tags=True)
+                if wd_p > 0:
+                    drop = (torch.rand(batch.words.shape) < wd_p) & (batch.words > UNK_ID)
+                    batch.words = batch.words.masked_fill(drop, UNK_ID)
+                batch = batch.to(device)
+                optimizer.zero_grad()
+                loss = network.loss(batch)
+                loss.backward()
+                if o["clip"]:
+                    torch.nn.utils.clip_grad_norm_(params, o["clip"])
+                optimizer.step()
+                total += float(loss) * len(members)
+                count += len(members)
+            loss_value = total / max(count, 1)
+            if dev_batches:
+                dev_p, dev_r, dev_f1 = _evaluate(network, dev_batches, device)
+            else:
+                dev_p = dev_r = dev_f1 = float("nan")
+            epoch_times.append(time.perf_counter() - t0)
+            improved = dev_batches and dev_f1 > best_f1
+            if improved:
+                best_f1, best_epoch, bad = dev_f1, epoch, 0
+                best_state = copy.deepcopy(network.state_dict())
+            elif dev_batches:
+                bad += 1
+            stop = bool(dev_batches) and bad >= o["patience"] and epoch >= o["min_epochs"]
+            history.append({"epoch": epoch, "loss": round(loss_value, 4),
+                            "dev_f1": None if math.isnan(dev_f1) else round(dev_f1, 4)})
+            remaining = 0 if stop else (max_epochs - epoch)
+            eta = remaining * (sum(epoch_times) / len(epoch_times))
+            if progress is not None:
+                f1_text = "n/a" if math.isnan(dev_f1) else f"{dev_f1:.3f}"
+                progress.report("train", epoch, max_epochs,
+                                f"epoch {epoch} loss {loss_value:.2f} dev F1 {f1_text}",
+                                epoch=epoch, loss=loss_value,
+                                dev_f1=None if math.isnan(dev_f1) else dev_f1,
+                                dev_precision=None if math.isnan(dev_p) else dev_p,
+                                dev_recall=None if math.isnan(dev_r) else dev_r,
+                                eta_seconds=eta)
+            if stop:
+                break
+        if best_state is not None:
+            network.load_state_dict(best_state)
+        network.eval()
+        from ..base import training_summary
+
+        summary = training_summary(notes, time.perf_counter() - started)
+        summary.update({
+            "epochs": epoch, "best_epoch": best_epoch or epoch,
+            "dev_f1": None if best_f1 < 0 else round(best_f1, 4),
+            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes),
+            "warm_start": warm is not None, "history": history,
+            "vocabulary": len(words), "device": device.type,
+        })
+        return network, words, chars, tags, labels, summary
+
+    # -- prediction -------------------------------------------------------------------
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+        """Spans of each note (source "bilstm-crf"); confidence: the least, over the span's
+        tokens, CRF marginal probability of the span's label (B- and I- together)."""
+        out: list[list[Span]] = []
+        threshold = self.options.get("phi_threshold")
+        for tokens, tags, marg in self._decode(notes, progress):
+            if not tokens:
+                out.append([])
+                continue
+            tags = list(tags)
+            if threshold is not None:
+                p_phi = 1.0 - marg[:, 0]
+                for i in np.nonzero((p_phi >= threshold) & np.array([t == "O" for t in tags]))[0]:
+                    tags[i] = "I-" + self.labels[int(np.argmax(_label_probs(marg[i])))]
+            conf = []
+            for i, tag in enumerate(tags):
+                if tag == "O":
+                    conf.append(float(marg[i, 0]))
+                else:
+                    k = self.labels.index(tag[2:])
+                    conf.append(float(marg[i, 1 + 2 * k] + marg[i, 2 + 2 * k]))
+            spans = bio_to_spans(tokens, tags, conf, source=self.name)
+            out.append([s.with_(confidence=min(1.0, max(0.0, s.confidence))) for s in spans])
+        return out
+
+    def token_phi_probabilities(self, notes: Sequence[Note], progress: Progress | None = None
+                                ) -> list[tuple[list[Token], np.ndarray]]:
+        """For each note, its tokens and each token's P(not O) under the CRF (for union
+        taggers and recall thresholds)."""
+        return [(tokens, (1.0 - marg[:, 0]) if len(tokens) else np.zeros(0))
+                for tokens, _, marg in self._decode(notes, progress)]
+
+    def _decode(self, notes: Sequence[Note], progress: Progress | None,
+                chunk: int = 512) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
+        """Per note: tokens, Viterbi tags, marginals [n, T]."""
+        self._check_fitted()
+        o = self.options
+        notes = list(notes)
+        device = resolve_device(o["device"])
+        network = self.network.to(device)
+        network.eval()
+        char_table = CharTable(self.chars)
+        tok = self.tokenizer
+        with _threads(o["threads"]), torch.inference_mode():
+            for c0 in range(0, len(notes), chunk):
+                group = notes[c0:c0 + chunk]
+                encoded = []
+                pieces = []
+                for n in group:
+                    toks = tok(n.text)
+                    e = encode(n.text, toks, self.words)
+                    encoded.append(e)
+                    wins = prediction_windows(len(toks), o["window"], o["overlap"])
+                    pieces += [(e, a, b) for a, b in wins]
+                results: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+                for members in bucketed(pieces, o["predict_batch_size"]):
+                    if progress is not None:
+                        progress.check()
+                    batch = make_batch(members, char_table).to(device)
+                    path, marg = network.decode(batch)
+                    path, marg = path.cpu().numpy(), marg.float().cpu().numpy()
+                    for b, (e, a, z) in enumerate(members):
+                        results[(id(e), a, z)] = (path[b, :z - a], marg[b, :z - a])
+                for n, e in zip(group, encoded):
+                    if not len(e):
+                        yield e.tokens, [], np.zeros((0, len(self.tags)), dtype=np.float32)
+                        continue
+                    wins = prediction_windows(len(e), o["window"], o["overlap"])
+                    wtags = [[self.tags[i] for i in results[(id(e), a, z)][0]] for a, z in wins]
+                    wmarg = [results[(id(e), a, z)][1] for a, z in wins]
+                    tags, marg = stitch(wins, wtags, wmarg)
+                    yield e.tokens, tags, marg
+                if progress is not None:
+                    done = min(c0 + chunk, len(notes))
+                    progress.report("tag", done, len(notes), f"{done} of {len(notes)} notes")
+
+    # -- persistence -------------------------------------------------------------------
+    def _save_state(self, directory: Path) -> None:
+        self._check_fitted()
+        state = {k: v.detach().cpu() for k, v in self.network.state_dict().items()}
+        torch.save(state, directory / WEIGHTS)
+        data = {"format": STATE_FORMAT, "dimensions": self.network.dims.to_json(),
+                "words": self.words.to_json(), "chars": self.chars.to_json(),
+                "tags": list(self.tags), "shapes": list(SHAPES)}
+        (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
+        for name in (WEIGHTS, VOCAB):
+            if not (directory / name).is_file():
+                raise ModelError(f"{directory}: incomplete bilstm-crf model (no {name})")
+        data = json.loads((directory / VOCAB).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise ModelError(f"{directory}: {VOCAB} is not a bilstm-crf vocabulary file "
+                             f"of format {STATE_FORMAT}")
+        words = Vocabulary.from_json(data["words"])
+        chars = Vocabulary.from_json(data["chars"])
+        tags = list(data["tags"])
+        if tags != bio_tags(self.labels):
+            raise ModelError(f"{directory}: the model's tags do not match its labels {self.labels}")
+        if list(data.get("shapes", [])) != list(SHAPES):
+            raise ModelError(f"{directory}: the model uses other token shapes than this version")
+        dims = Dimensions.from_json(data["dimensions"])
+        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes) != (
+                len(words), len(chars), len(tags), len(SHAPES)):
+            raise ModelError(f"{directory}: vocabulary sizes ({len(words)} words, {len(chars)} "
+                             f"chars, {len(tags)} tags) do not match the network's")
+        state = torch.load(directory / WEIGHTS, map_location="cpu", weights_only=True)
+        network = BiLstmCrfNetwork(dims)
+        expected = network.state_dict()
+        if not isinstance(state, dict) or set(state) != set(expected):
+            raise ModelError(f"{directory}: {WEIGHTS} does not hold the weights of this network")
+        for key, value in expected.items():
+            if not isinstance(state[key], torch.Tensor) or state[key].shape != value.shape:
+                raise ModelError(f"{directory}: {WEIGHTS}: {key} has shape "
+                                 f"{tuple(getattr(state[key], 'shape', ()))}, expected {tuple(value.shape)}")
+        network.load_state_dict(state)
+        network.eval()
+        self.network, self.words, self.chars, self.tags = network, words, chars, tags
+
+
+def _label_probs(marg_row: np.ndarray) -> np.ndarray:
+    return marg_row[1::2] + marg_row[2::2]
+
+
+def _evaluate(network: BiLstmCrfNetwork, batches, device) -> tuple[float, float, float]:
+    network.eval()
+    gold, pred = [], []
+    with torch.inference_mode():
+        for batch in batches:
+            b = batch.to(device)
+            path = network.crf.viterbi(network.emissions(b), b.mask).cpu().numpy()
+            for i, n in enumerate(batch.lengths.tolist()):
+                gold.append(batch.tags[i, :n].numpy())
+                pred.append(path[i, :n])
+    network.train()
+    return _binary_f1(gold, pred)
+
+
+def _copy_weights(old: BiLstmCrfNetwork, new: BiLstmCrfNetwork) -> None:
+    """Copy ``old``'s weights into ``new``, whose vocabularies and tag set extend old's
+    (old entries first): the overlapping rows/columns are copied, new ones keep their
+    random initialisation."""
+    old_state, new_state = old.state_dict(), new.state_dict()
+    with torch.no_grad():
+        for key, target in new_state.items():
+            source = old_state[key]
+            if source.shape == target.shape:
+                target.copy_(source)
+            else:
+                region = tuple(slice(0, min(s, t)) for s, t in zip(source.shape, target.shape))
+                target[region].copy_(source[region])
+    new.load_state_dict(new_state)

@@ -1,0 +1,318 @@
+"""The ``crf`` tagger: a linear-chain CRF over BIO tags (CRFsuite, as in sklearn-crfsuite).
+
+Features are those of :mod:`.features` (Dernoncourt et al. 2017, Table 2: lexical,
+shape, gazetteer, pattern, position, +/-2 window). Sequences are lines, cut to at
+most ``max_len`` tokens, so a 200,000-character note is tagged in bounded pieces.
+
+Decoding is recall-oriented: a token is PHI when the Viterbi path says so *or* when
+its marginal probability of not being ``O`` reaches ``threshold`` (set ``threshold``
+to ``None`` for plain Viterbi). A span's confidence is the smallest P(PHI) of its
+tokens; :meth:`CrfTagger.predict_token_marginals` gives every token's P(PHI) and label
+probabilities, for recall-oriented cut-offs and for union/stacked taggers.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..corpus import Note, Span
+from ..errors import CancelledError, DeidError, ModelError
+from ..progress import Progress, report
+from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
+from . import register
+from .base import Tagger, training_summary
+from .features import FeatureExtractor
+
+MODEL_FILE = "crf.crfsuite"
+
+DEFAULTS: dict[str, Any] = {
+    "c1": 0.05,                 # L1 penalty (sparse models)
+    "c2": 0.05,                 # L2 penalty
+    "max_iterations": 150,
+    "all_possible_transitions": True,
+    "min_freq": 1,              # drop features seen fewer times in training
+    "threshold": 0.25,          # P(not O) at which a token becomes PHI; None: Viterbi only
+    "window": 2,
+    "max_len": 150,             # tokens per sequence at most
+}
+
+
+@dataclass(slots=True)
+class TokenMarginals:
+    """Per-token probabilities of one note: ``phi[i]`` = P(token i is PHI);
+    ``labels[i]`` = {label: P(B-label) + P(I-label)}; ``tags`` = the decoded BIO tags."""
+
+    tokens: list[Token]
+    phi: list[float]
+    labels: list[dict[str, float]]
+    tags: list[str]
+
+
+def _pycrfsuite():
+    try:
+        import pycrfsuite  # installed with sklearn-crfsuite
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise DeidError("the crf tagger needs sklearn-crfsuite (pip install sklearn-crfsuite)"
+                        ) from exc
+    return pycrfsuite
+
+
+def _make_trainer(progress: Progress | None, total: int):
+    pycrfsuite = _pycrfsuite()
+
+    class _Trainer(pycrfsuite.BaseTrainer):
+        """Reports each L-BFGS iteration; remembers a cancel request (CRFsuite's C loop
+        cannot be interrupted, so cancelling takes effect when the loop returns)."""
+
+        last: dict = {}
+        cancelled = False
+
+        def on_iteration(self, log, info):
+            self.last = dict(info)
+            if progress is None:
+                return
+            if progress.cancelled:
+                self.cancelled = True
+                return
+            try:
+                progress.report("train", int(info.get("num", 0)), total,
+                                f"iteration {info.get('num')}, loss {info.get('loss', 0):.1f}",
+                                loss=info.get("loss"))
+            except CancelledError:
+                self.cancelled = True
+
+        def on_start(self, log):
+            pass
+
+        def on_featgen_progress(self, log, percent):
+            pass
+
+        def on_featgen_end(self, log):
+            pass
+
+        def on_prepared(self, log):
+            pass
+
+        def on_prepare_error(self, log):
+            pass
+
+        def on_optimization_end(self, log):
+            pass
+
+        def on_end(self, log):
+            pass
+
+    return _Trainer
+
+
+@register
+class CrfTagger(Tagger):
+    name = "crf"
+    trainable = True
+
+    def __init__(self, lang: str = "en", **options: Any):
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise DeidError(f"crf tagger: unknown option(s) {', '.join(sorted(unknown))}; "
+                            f"known: {', '.join(DEFAULTS)}")
+        merged = {**DEFAULTS, **options}
+        super().__init__(lang=lang, **merged)
+        self._check_options()
+        self._model: bytes | None = None
+        self._tagger = None
+        self._tokenizer: Tokenizer | None = None
+        self._fx: FeatureExtractor | None = None
+
+    def _check_options(self) -> None:
+        o = self.options
+        try:
+            for key in ("c1", "c2"):
+                o[key] = float(o[key])
+                if o[key] < 0:
+                    raise ValueError(f"{key} must be >= 0")
+            for key in ("max_iterations", "window", "max_len", "min_freq"):
+                o[key] = int(o[key])
+            if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
+                raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
+            o["all_possible_transitions"] = bool(o["all_possible_transitions"])
+            if o["threshold"] is not None:
+                o["threshold"] = float(o["threshold"])
+                if not 0.0 < o["threshold"] <= 1.0:
+                    raise ValueError("threshold must be in (0, 1] or None")
+        except (TypeError, ValueError) as exc:
+            raise DeidError(f"crf tagger: bad option: {exc}") from None
+
+    # -- helpers ------------------------------------------------------------------
+    @property
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer(self.lang)
+        return self._tokenizer
+
+    @property
+    def extractor(self) -> FeatureExtractor:
+        if self._fx is None:
+            self._fx = FeatureExtractor(window=self.options["window"],
+                                        max_len=self.options["max_len"])
+        return self._fx
+
+    def _require_model(self):
+        if self._tagger is None:
+            raise ModelError("the crf tagger has not been trained or loaded; fit() or load() it "
+                             "first")
+        return self._tagger
+
+    def _open(self, model: bytes) -> None:
+        tagger = _pycrfsuite().Tagger()
+        tagger.open_inmemory(model)
+        self._model = model
+        self._tagger = tagger
+
+    # -- training -----------------------------------------------------------------
+    def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "CrfTagger":
+        notes = list(notes)
+        if not notes:
+            raise DeidError("crf tagger: nothing to train on (no notes)")
+        if not any(n.spans for n in notes):
+            raise DeidError(f"crf tagger: the {len(notes)} training notes have no PHI spans; "
+                            "annotate some notes first")
+        started = time.perf_counter()
+        o = self.options
+        trainer_cls = _make_trainer(progress, o["max_iterations"])
+        trainer = trainer_cls(verbose=True)  # messages feed on_iteration
+        trainer.select("lbfgs", "crf1d")
+        trainer.set_params({
+            "c1": o["c1"], "c2": o["c2"], "max_iterations": o["max_iterations"],
+            "feature.possible_transitions": o["all_possible_transitions"],
+            "feature.minfreq": o["min_freq"],
+        })
+        misaligned = 0
+        examples = []
+        n_tokens = n_seq = 0
+        fx, tok = self.extractor, self.tokenizer
+        for k, note in enumerate(notes):
+            if progress is not None and progress.cancelled:
+                raise CancelledError("cancelled by the user")
+            if note.text.strip():
+                tokens = tok(note.text)
+                tags, problems = spans_to_bio(tokens, note.spans)
+                misaligned += len(problems)
+                for p in problems[:3]:
+                    examples.append(p.describe(note.id))
+                seqs = fx.sequences(note.text, tokens)
+                feats = fx.note_features(note.text, tokens, seqs)
+                for s in seqs:
+                    trainer.append([feats[i] for i in range(s.first, s.last)],
+                                   tags[s.first:s.last])
+                n_tokens += len(tokens)
+                n_seq += len(seqs)
+            if k % 20 == 0 or k == len(notes) - 1:
+                report(progress, "features", k + 1, len(notes), f"note {k + 1} of {len(notes)}")
+        if n_seq == 0:
+            raise DeidError("crf tagger: the training notes hold no text")
+        fd, path = tempfile.mkstemp(prefix="deid-crf-", suffix=".crfsuite")
+        os.close(fd)
+        try:
+            trainer.train(path)
+            if trainer.cancelled or (progress is not None and progress.cancelled):
+                raise CancelledError("cancelled by the user")
+            model = Path(path).read_bytes()
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if not model:
+            raise DeidError("crf tagger: CRFsuite produced no model (no features?)")
+        self._open(model)
+        seen = {}
+        for n in notes:
+            for s in n.spans:
+                seen[s.label] = seen.get(s.label, 0) + 1
+        self.labels = [lab for lab, _ in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))]
+        last = trainer.last or {}
+        summary = training_summary(notes, time.perf_counter() - started)
+        summary.update({
+            "tokens": n_tokens,
+            "sequences": n_seq,
+            "misaligned_spans": misaligned,
+            "misaligned_examples": examples[:5],
+            "iterations": last.get("num"),
+            "loss": None if last.get("loss") is None else round(float(last["loss"]), 3),
+            "active_features": last.get("active_features"),
+        })
+        self.training = summary
+        return self
+
+    # -- prediction -----------------------------------------------------------------
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+        self._require_model()
+        out: list[list[Span]] = []
+        notes = list(notes)
+        for k, note in enumerate(notes):
+            tm = self.predict_token_marginals(note)
+            out.append(bio_to_spans(tm.tokens, tm.tags, tm.phi, source=self.name))
+            report(progress, "tag", k + 1, len(notes))
+        return out
+
+    def predict_token_marginals(self, note: Note | str) -> TokenMarginals:
+        """Every token's P(PHI), label probabilities and decoded tag for one note."""
+        tagger = self._require_model()
+        text = note.text if isinstance(note, Note) else note
+        tokens = self.tokenizer(text) if text.strip() else []
+        if not tokens:
+            return TokenMarginals([], [], [], [])
+        fx = self.extractor
+        seqs = fx.sequences(text, tokens)
+        feats = fx.note_features(text, tokens, seqs)
+        tags_all: list[str] = ["O"] * len(tokens)
+        phi: list[float] = [0.0] * len(tokens)
+        probs: list[dict[str, float]] = [{} for _ in tokens]
+        all_tags = tagger.labels()
+        has_o = "O" in all_tags
+        tagset = [t for t in all_tags if t != "O"]
+        threshold = self.options["threshold"]
+        for s in seqs:
+            tagger.set([feats[i] for i in range(s.first, s.last)])
+            viterbi = tagger.tag()
+            for j, i in enumerate(range(s.first, s.last)):
+                p_o = tagger.marginal("O", j) if has_o else 0.0
+                phi[i] = min(1.0, max(0.0, 1.0 - p_o))
+                by_label: dict[str, float] = {}
+                for t in tagset:
+                    p = tagger.marginal(t, j)
+                    lab = t[2:]
+                    by_label[lab] = by_label.get(lab, 0.0) + p
+                probs[i] = by_label
+                tag = viterbi[j]
+                if tag == "O" and threshold is not None and phi[i] >= threshold and by_label:
+                    lab = max(by_label, key=by_label.get)
+                    prev = tags_all[i - 1] if i > s.first else "O"
+                    cont = (prev != "O" and prev[2:] == lab
+                            and tagger.marginal("I-" + lab, j) >= tagger.marginal("B-" + lab, j)
+                            if ("I-" + lab) in tagset and ("B-" + lab) in tagset else False)
+                    tag = ("I-" if cont else "B-") + lab
+                tags_all[i] = tag
+        return TokenMarginals(list(tokens), phi, probs, tags_all)
+
+    # -- persistence ----------------------------------------------------------------
+    def _save_state(self, directory: Path) -> None:
+        if self._model is None:
+            raise ModelError("the crf tagger has not been trained; nothing to save")
+        (directory / MODEL_FILE).write_bytes(self._model)
+
+    def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
+        path = directory / MODEL_FILE
+        if not path.is_file():
+            raise ModelError(f"{directory}: the crf model file {MODEL_FILE} is missing")
+        model = path.read_bytes()
+        if not model:
+            raise ModelError(f"{path}: the crf model file is empty")
+        self._open(model)
+        labels = {t[2:] for t in self._tagger.labels() if t != "O"}
+        if not labels:
+            raise ModelError(f"{path}: the crf model knows no labels (corrupt?)")

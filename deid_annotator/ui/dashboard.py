@@ -1,0 +1,113 @@
+"""The dashboard: the model's learning curve and the annotation effort per batch.
+
+Three plots (matplotlib's Qt backend): strict precision, recall and F1 (and token F1)
+by model version on the held-out slice; active minutes per note per batch; the
+corrections the annotators made to the pre-annotation per note per batch, by kind.
+The figures come from :mod:`deid_annotator.annotation.workflow` (Qt-free).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget  # noqa: E402
+
+from ..annotation.workflow import BatchPoint, VersionPoint  # noqa: E402
+
+CORRECTION_KINDS = (("added", "added (missed PHI)", "#d62728"), ("removed", "removed (false alarm)", "#ff7f0e"),
+                    ("boundary_fixed", "boundary fixed", "#1f77b4"), ("relabelled", "relabelled", "#9467bd"))
+
+
+class DashboardWidget(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.figure = Figure(figsize=(9, 6), layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        layout.addWidget(self.canvas, 1)
+        self.versions: list[VersionPoint] = []
+        self.batches: list[BatchPoint] = []
+
+    def set_data(self, versions: Sequence[VersionPoint], batches: Sequence[BatchPoint]) -> None:
+        self.versions, self.batches = list(versions), list(batches)
+        self.figure.clear()
+        grid = self.figure.add_gridspec(2, 2)
+        ax_curve = self.figure.add_subplot(grid[0, :])
+        ax_time = self.figure.add_subplot(grid[1, 0])
+        ax_corr = self.figure.add_subplot(grid[1, 1])
+        self._plot_curve(ax_curve)
+        self._plot_time(ax_time)
+        self._plot_corrections(ax_corr)
+        self.canvas.draw_idle()
+        current = next((v for v in self.versions if v.current), None)
+        parts = [f"{len(self.versions)} model version(s)", f"{len(self.batches)} batch(es)"]
+        if current is not None:
+            f1 = "not measured yet" if current.f1 is None else f"F1 {current.f1:.3f}"
+            parts.append(f"current: v{current.number} ({current.tagger}, {current.training_notes} "
+                         f"training notes, {f1})")
+        self.summary.setText(" · ".join(parts))
+
+    def _plot_curve(self, ax) -> None:
+        ax.set_title("Learning curve (held-out gold notes, entity level)")
+        measured = [v for v in self.versions if v.f1 is not None]
+        if not measured:
+            ax.text(0.5, 0.5, "No measured model version yet.\nSubmit batches and retrain: each "
+                    "version is scored on held-out gold notes\n(once there are enough of them).",
+                    ha="center", va="center", transform=ax.transAxes, color="#555555")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            return
+        xs = [v.number for v in measured]
+        ax.plot(xs, [v.f1 for v in measured], "o-", color="#2ca02c", label="F1", linewidth=2)
+        ax.plot(xs, [v.precision for v in measured], "s--", color="#1f77b4", label="precision")
+        ax.plot(xs, [v.recall for v in measured], "^--", color="#d62728", label="recall")
+        if any(v.token_f1 is not None for v in measured):
+            ax.plot(xs, [v.token_f1 for v in measured], ":", color="#7f7f7f", label="token F1")
+        for v in measured:
+            ax.annotate(f"{v.training_notes} notes", (v.number, v.f1), textcoords="offset points",
+                        xytext=(0, 7), ha="center", fontsize=8, color="#2ca02c")
+        ax.set_xlabel("model version")
+        ax.set_ylim(0, 1.05)
+        ax.set_xticks(xs)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+
+    def _plot_time(self, ax) -> None:
+        ax.set_title("Active time per note")
+        if not self.batches:
+            ax.text(0.5, 0.5, "No batch yet", ha="center", va="center", transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            return
+        xs = [b.number for b in self.batches]
+        minutes = [b.seconds_per_note / 60 for b in self.batches]
+        colors = ["#1f77b4" if b.submitted else "#aec7e8" for b in self.batches]
+        ax.bar(xs, minutes, color=colors)
+        ax.set_xlabel("batch (light: still open)")
+        ax.set_ylabel("minutes")
+        ax.set_xticks(xs)
+        ax.grid(axis="y", alpha=0.3)
+
+    def _plot_corrections(self, ax) -> None:
+        ax.set_title("Corrections to the pre-annotation per note")
+        if not self.batches:
+            ax.text(0.5, 0.5, "No batch yet", ha="center", va="center", transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            return
+        xs = [b.number for b in self.batches]
+        bottom = [0.0] * len(xs)
+        for key, name, color in CORRECTION_KINDS:
+            values = [b.corrections.get(key, 0) / b.notes if b.notes else 0 for b in self.batches]
+            ax.bar(xs, values, bottom=bottom, color=color, label=name)
+            bottom = [a + v for a, v in zip(bottom, values)]
+        ax.set_xlabel("batch")
+        ax.set_xticks(xs)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")

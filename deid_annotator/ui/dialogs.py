@@ -1,0 +1,184 @@
+"""Dialogs: errors (a message, never a traceback), the annotator's name, import and
+export (format chooser), the keyboard map."""
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox,
+                               QPushButton, QTextBrowser, QVBoxLayout, QWidget)
+
+from ..annotation.keymap import COMMANDS
+from ..annotation.workflow import IMPORT_SOURCES
+from ..errors import DeidError
+from ..formats import FORMATS
+
+#: Formats read from / written to a folder; the others are one file (i2b2: either).
+FOLDER_FORMATS = {"text", "physionet", "brat", "i2b2"}
+FILE_FORMATS = {"jsonl", "conll", "i2b2"}
+FORMAT_HINTS = {
+    "text": "a folder of .txt files, one note each",
+    "jsonl": "one JSON object per line: id, text, meta, spans",
+    "physionet": "a PhysioNet deid folder: id.text (+ id-phi.phrase)",
+    "i2b2": "i2b2-2014 XML: a folder of .xml files, or one file",
+    "brat": "a brat folder of .txt/.ann pairs",
+    "conll": "one CoNLL file of BIO-tagged tokens",
+}
+
+
+def write_crash_log(exc: BaseException | str) -> Path | None:
+    """Keep a bug's details (owner-only: a traceback can quote PHI); returns the log's path."""
+    try:
+        from platformdirs import user_log_dir
+
+        folder = Path(os.environ.get("DEID_ANNOTATOR_CONFIG_DIR") or user_log_dir("deid-annotator", appauthor=False))
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / "crash.log"
+        text = exc if isinstance(exc, str) else "".join(traceback.format_exception(exc))
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(text + "\n")
+        path.chmod(0o600)
+        return path
+    except OSError:
+        return None
+
+
+def error_text(exc: BaseException | str, details: str = "") -> str:
+    """What the user reads: a DeidError's message as it is; anything else named as an
+    internal error, its details in the log."""
+    if isinstance(exc, str):
+        return exc
+    if isinstance(exc, DeidError):
+        return str(exc)
+    log = write_crash_log(details or exc)
+    where = f"\n\nDetails were written to {log}." if log else ""
+    return f"Internal error ({type(exc).__name__}: {exc}).{where}"
+
+
+def show_error(parent: QWidget | None, title: str, exc: BaseException | str, details: str = "") -> QMessageBox:
+    """A window-modal message box, shown without blocking (the event loop keeps running)."""
+    box = QMessageBox(QMessageBox.Warning, title, error_text(exc, details), QMessageBox.Ok, parent)
+    box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    box.setObjectName("errorDialog")
+    box.setAttribute(Qt.WA_DeleteOnClose)
+    box.open()
+    return box
+
+
+def ask_annotator(parent: QWidget | None, current: str = "") -> str | None:
+    """The annotator's name (asked once, then kept); None if cancelled."""
+    name, ok = QInputDialog.getText(
+        parent, "Your name",
+        "Your name as an annotator (it goes into the project's audit log with each decision):",
+        QLineEdit.Normal, current or os.environ.get("USER", ""))
+    name = name.strip()
+    return name if ok and name else None
+
+
+class CorpusDialog(QDialog):
+    """Choose a format and a file or folder (import: also what the spans are)."""
+
+    def __init__(self, parent: QWidget | None, exporting: bool):
+        super().__init__(parent)
+        self.exporting = exporting
+        self.setWindowTitle("Export the gold corpus" if exporting else "Import notes")
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.format_combo = QComboBox()
+        for fmt in FORMATS:
+            self.format_combo.addItem(f"{fmt} — {FORMAT_HINTS.get(fmt, '')}", fmt)
+        self.format_combo.currentIndexChanged.connect(self._format_changed)
+        form.addRow("Format", self.format_combo)
+        row = QHBoxLayout()
+        self.path_edit = QLineEdit()
+        self.path_edit.setPlaceholderText("a file or folder")
+        self.path_edit.textChanged.connect(self._validate)
+        self.file_button = QPushButton("File…")
+        self.file_button.clicked.connect(self._browse_file)
+        self.folder_button = QPushButton("Folder…")
+        self.folder_button.clicked.connect(self._browse_folder)
+        row.addWidget(self.path_edit, 1)
+        row.addWidget(self.file_button)
+        row.addWidget(self.folder_button)
+        form.addRow("Where", row)
+        self.source_combo = QComboBox()
+        for text, source in IMPORT_SOURCES.items():
+            self.source_combo.addItem(text, source)
+        if not exporting:
+            form.addRow("The notes are", self.source_combo)
+        layout.addLayout(form)
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons.button(QDialogButtonBox.Ok).setText("Export" if exporting else "Import")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.format_combo.setCurrentIndex(max(0, self.format_combo.findData("jsonl")))
+        self._format_changed()
+        self.resize(620, self.sizeHint().height())
+
+    @property
+    def fmt(self) -> str:
+        return self.format_combo.currentData()
+
+    @property
+    def path(self) -> str:
+        return self.path_edit.text().strip()
+
+    @property
+    def source(self) -> str:
+        return self.source_combo.currentData()
+
+    def _format_changed(self) -> None:
+        fmt = self.fmt
+        self.file_button.setEnabled(fmt in FILE_FORMATS)
+        self.folder_button.setEnabled(fmt in FOLDER_FORMATS)
+        what = "writes only notes with gold annotation" if self.exporting else "reads"
+        self.hint.setText(f"{fmt}: {FORMAT_HINTS.get(fmt, '')}. The app {what} it exactly "
+                          f"(offsets are never changed).")
+        self._validate()
+
+    def _validate(self) -> None:
+        self.buttons.button(QDialogButtonBox.Ok).setEnabled(bool(self.path))
+
+    def _browse_file(self) -> None:
+        if self.exporting:
+            path, _ = QFileDialog.getSaveFileName(self, "Export to file")
+        else:
+            path, _ = QFileDialog.getOpenFileName(self, "Import from file")
+        if path:
+            self.path_edit.setText(path)
+
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Export to folder" if self.exporting else "Import from folder")
+        if path:
+            self.path_edit.setText(path)
+
+
+def keyboard_help_html(label_keys: dict[str, str]) -> str:
+    rows = "".join(f"<tr><td><b>{' / '.join(c.keys)}</b></td><td>{c.title}</td><td>{c.tip}</td></tr>"
+                   for c in COMMANDS)
+    labels = ", ".join(f"<b>{k}</b> {label}" for label, k in label_keys.items())
+    return (f"<h3>Keyboard</h3><table cellspacing=4>{rows}</table>"
+            f"<p><b>Labels</b> (with text selected: add a span; with a span selected: change its "
+            f"label): {labels}</p><p>Click a span to select it. Escape clears the selection, then "
+            f"Shift+arrows select text.</p>")
+
+
+def show_keyboard_help(parent: QWidget | None, label_keys: dict[str, str]) -> None:
+    dialog = QDialog(parent)
+    dialog.setWindowTitle("Keyboard shortcuts")
+    layout = QVBoxLayout(dialog)
+    view = QTextBrowser()
+    view.setHtml(keyboard_help_html(label_keys))
+    layout.addWidget(view)
+    buttons = QDialogButtonBox(QDialogButtonBox.Close)
+    buttons.rejected.connect(dialog.reject)
+    layout.addWidget(buttons)
+    dialog.resize(760, 560)
+    dialog.exec()

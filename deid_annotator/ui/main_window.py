@@ -1,0 +1,839 @@
+"""The main window: it shows the core's state and calls the core's functions.
+
+Layout: the batch on the left (notes with status, progress, next batch, submit &
+retrain), the note in the middle (tab "Annotate"; tab "Dashboard" for the learning
+curve), the legend and the propagation preview on the right, long jobs' progress with
+a Cancel button in the status bar. Every command is a QAction in a menu (and the most
+used in the toolbar) and has a key (see :mod:`deid_annotator.annotation.keymap`).
+
+All annotation logic is in :class:`deid_annotator.annotation.AnnotationSession`; long
+jobs in :mod:`deid_annotator.annotation.workflow` (retraining in a child process, so
+the window never stalls).
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QSizePolicy, QTabWidget,
+                               QToolBar, QVBoxLayout, QWidget)
+
+from .. import __version__
+from ..annotation import workflow
+from ..annotation.config import AppConfig, data_dir
+from ..annotation.keymap import COMMANDS, COMMANDS_BY_NAME
+from ..annotation.session import AnnotationSession, describe
+from ..errors import DeidError, ProjectError
+from ..store import Project
+from .dashboard import DashboardWidget
+from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
+                      write_crash_log)
+from .editor import QT_KEY_SPELLING, NoteEditor
+from .panels import BatchPanel, LegendPanel, PropagationPanel
+
+#: Milliseconds between two polls of a running job.
+POLL_MS = 50
+#: Mouse moves count as activity at most this often (seconds).
+MOVE_ACTIVITY_EVERY = 1.0
+
+
+def qt_keys(keys) -> list[QKeySequence]:
+    return [QKeySequence("+".join(QT_KEY_SPELLING.get(p, p) for p in k.split("+"))) for k in keys]
+
+
+class ActivityFilter(QObject):
+    """Reports the annotator's activity (keys, clicks, wheel, mouse moves) for the timer."""
+
+    def __init__(self, callback: Callable[[], None], parent=None):
+        super().__init__(parent)
+        self.callback = callback
+        self._last_move = 0.0
+
+    def eventFilter(self, obj, event) -> bool:
+        kind = event.type()
+        if kind in (QEvent.KeyPress, QEvent.MouseButtonPress, QEvent.Wheel):
+            self.callback()
+        elif kind == QEvent.MouseMove:
+            now = time.monotonic()
+            if now - self._last_move >= MOVE_ACTIVITY_EVERY:
+                self._last_move = now
+                self.callback()
+        return False
+
+
+class MainWindow(QMainWindow):
+    """The app. ``annotator``: skip asking the name; ``project_path``: open this project."""
+
+    jobFinished = Signal(str, object)   # kind, result dict (or None when it failed)
+
+    def __init__(self, config: AppConfig | None = None, *, annotator: str | None = None,
+                 project_path: str | os.PathLike | None = None, retrain: dict | None = None,
+                 fuzzy: bool = True):
+        super().__init__()
+        self.config = config if config is not None else AppConfig.load()
+        if annotator:
+            self.config.annotator = annotator
+        self.retrain_settings = dict(retrain or {})   # tagger, options, min_gold_notes, eval_share
+        self.fuzzy = fuzzy
+        self.project: Project | None = None
+        self.session: AnnotationSession | None = None
+        self.job = None
+        self.job_kind = ""
+        self.errors: list[str] = []          # every error shown (tests read it)
+        self.last_result: dict | None = None
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        self.setWindowTitle("deid-annotator")
+        self.resize(1380, 860)
+        self._build()
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(POLL_MS)
+        self._poll_timer.timeout.connect(self._poll_job)
+        self._activity = ActivityFilter(self._on_activity, self)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self._activity)
+        self._update_actions()
+        if project_path is not None:
+            self.open_project(project_path)
+
+    # ======================================================================== building
+    def _build(self) -> None:
+        self.editor = NoteEditor()
+        self.editor.commandRequested.connect(self.run_command)
+        self.editor.labelKeyPressed.connect(self.label_key)
+        self.editor.clickedAt.connect(self._clicked_at)
+        self.editor.caretMoved.connect(self._caret_moved)
+        self.editor.tooltip_for = self._tooltip_at
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.RichText)
+        self.header.setWordWrap(True)
+        self.details = QLabel()
+        self.details.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.details.setWordWrap(True)
+        self.details.setMinimumHeight(self.details.fontMetrics().height() * 2 + 4)
+        annotate = QWidget()
+        layout = QVBoxLayout(annotate)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.header)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(self.details)
+        self.dashboard = DashboardWidget()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(annotate, "Annotate")
+        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.setCentralWidget(self.tabs)
+
+        self.batch_panel = BatchPanel()
+        self.batch_panel.batchChosen.connect(lambda bid: self._guard(self.session.open_batch, bid))
+        self.batch_panel.noteChosen.connect(self._note_chosen)
+        self.batch_panel.nextBatchRequested.connect(self.next_batch)
+        self.batch_panel.submitRequested.connect(self.submit_and_retrain)
+        self.batch_panel.set_choices(self.config.batch_size, self.config.strategy)
+        self.batch_dock = self._dock("Batch", self.batch_panel, Qt.LeftDockWidgetArea)
+        self.legend = LegendPanel()
+        self.legend.labelClicked.connect(self.apply_label)
+        self.legend_dock = self._dock("Labels", self.legend, Qt.RightDockWidgetArea)
+        self.propagation = PropagationPanel()
+        self.propagation.applyRequested.connect(self.apply_propagation)
+        self.propagation.dismissRequested.connect(lambda: self._guard(self.session.dismiss_proposals))
+        self.propagation.proposalOpened.connect(self._open_proposal)
+        self.propagation_dock = self._dock("Same decision elsewhere", self.propagation,
+                                           Qt.RightDockWidgetArea)
+        self.resizeDocks([self.batch_dock], [300], Qt.Horizontal)
+        self.resizeDocks([self.legend_dock], [340], Qt.Horizontal)
+
+        bar = self.statusBar()
+        self.who = QLabel()
+        bar.addPermanentWidget(self.who)
+        self.job_label = QLabel()
+        self.job_bar = QProgressBar()
+        self.job_bar.setFixedWidth(220)
+        self.job_cancel = QPushButton("Cancel")
+        self.job_cancel.clicked.connect(self.cancel_job)
+        for w in (self.job_label, self.job_bar, self.job_cancel):
+            bar.addPermanentWidget(w)
+            w.hide()
+        self._make_actions()
+        self._make_menus()
+
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, name: str, title: str, slot, keys=(), tip: str = "",
+                editor_only: bool = False) -> QAction:
+        action = QAction(title, self)
+        action.setObjectName(name)
+        if keys:
+            action.setShortcuts(qt_keys(keys))
+            # keys the editor handles itself must not fire from other widgets (a list's Enter)
+            action.setShortcutContext(Qt.WidgetWithChildrenShortcut if editor_only else Qt.WindowShortcut)
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(f"{title} ({keys[0]})" if keys else title)
+        action.triggered.connect(lambda _=False: slot())
+        if editor_only:
+            self.editor.addAction(action)
+        else:
+            self.addAction(action)
+        self.actions_by_name[name] = action
+        return action
+
+    def _make_actions(self) -> None:
+        self.actions_by_name: dict[str, QAction] = {}
+        window_wide = {"accept_all_next", "next_note", "previous_note", "undo", "redo",
+                       "apply_propagation"}
+        for c in COMMANDS:
+            self._action(c.name, c.title, lambda n=c.name: self.run_command(n), c.keys, c.tip,
+                         editor_only=c.name not in window_wide)
+        a = self._action
+        a("new_project", "&New project…", self.new_project, ("Ctrl+N",), "create an empty project file")
+        a("open_project", "&Open project…", self.open_project_dialog, ("Ctrl+O",), "open a project file")
+        a("open_demo", "Open the &demo project", self.open_demo, (), "the synthetic demo notes")
+        a("import", "&Import notes…", self.import_notes, ("Ctrl+I",), "add notes from a corpus file")
+        a("export", "&Export gold corpus…", self.export_corpus, ("Ctrl+E",), "write the gold notes")
+        a("quit", "&Quit", self.close, ("Ctrl+Q",))
+        a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
+        a("next_batch", "Next &batch", lambda: self.next_batch(self.batch_panel.size_combo.currentData(),
+                                                               self.batch_panel.strategy_combo.currentData()),
+          ("Ctrl+B",), "select and pre-annotate the next notes")
+        a("submit", "&Submit batch && retrain", self.submit_and_retrain, ("Ctrl+Shift+Return",),
+          "make the batch gold, retrain, pre-annotate the next batch")
+        a("cancel_job", "&Cancel running job", self.cancel_job, (), "stop retraining / the next batch")
+        a("dashboard", "&Dashboard", lambda: self.tabs.setCurrentIndex(1), ("Ctrl+D",),
+          "learning curve, time and corrections per batch")
+        a("annotate", "&Annotate", lambda: (self.tabs.setCurrentIndex(0), self.editor.setFocus()),
+          ("Ctrl+1",))
+        a("keys_help", "&Keyboard shortcuts", self.keyboard_help, ("F1",))
+        a("about", "&About", self.about)
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        get = self.actions_by_name.get
+        m = bar.addMenu("&File")
+        for name in ("new_project", "open_project", "open_demo", None, "import", "export", None, "quit"):
+            m.addSeparator() if name is None else m.addAction(get(name))
+        m = bar.addMenu("&Edit")
+        for name in ("undo", "redo", None, "set_name"):
+            m.addSeparator() if name is None else m.addAction(get(name))
+        m = bar.addMenu("&Span")
+        for name in ("next_span", "previous_span", None, "accept", "reject", None, "start_left",
+                     "start_right", "end_left", "end_right", None, "deselect"):
+            m.addSeparator() if name is None else m.addAction(get(name))
+        self.label_menu = bar.addMenu("&Label")
+        m = bar.addMenu("&Note")
+        for name in ("accept_all_next", None, "next_note", "previous_note", None, "apply_propagation"):
+            m.addSeparator() if name is None else m.addAction(get(name))
+        m = bar.addMenu("&Batch")
+        for name in ("next_batch", "submit", "cancel_job"):
+            m.addAction(get(name))
+        m = bar.addMenu("&View")
+        for name in ("annotate", "dashboard"):
+            m.addAction(get(name))
+        m.addSeparator()
+        for dock in (self.batch_dock, self.legend_dock, self.propagation_dock):
+            m.addAction(dock.toggleViewAction())
+        m = bar.addMenu("&Help")
+        m.addAction(get("keys_help"))
+        m.addAction(get("about"))
+        tools = QToolBar("Annotation")
+        tools.setObjectName("toolbar")
+        tools.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        for name in ("previous_span", "next_span", "accept", "reject", "accept_all_next", None,
+                     "undo", "redo", None, "previous_note", "next_note", None, "next_batch", "submit",
+                     None, "dashboard"):
+            tools.addSeparator() if name is None else tools.addAction(get(name))
+        self.addToolBar(Qt.TopToolBarArea, tools)
+        self.toolbar = tools
+
+    def _make_label_actions(self) -> None:
+        for action in getattr(self, "_label_actions", []):
+            self.editor.removeAction(action)
+            action.deleteLater()
+        self.label_menu.clear()
+        self._label_actions = []
+        if self.session is None:
+            return
+        for label in self.session.labels:
+            key = self.session.label_keys.get(label)
+            action = QAction(label, self)
+            action.setObjectName(f"label:{label}")
+            if key:
+                action.setShortcut(QKeySequence(key.upper()))
+                action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            action.triggered.connect(lambda _=False, name=label: self.apply_label(name))
+            self.editor.addAction(action)
+            self.label_menu.addAction(action)
+            self._label_actions.append(action)
+
+    # ======================================================================== projects
+    def open_project(self, path: str | os.PathLike) -> bool:
+        """Open a project file and its latest batch; False (and an error dialog) if it fails."""
+        if not self._ensure_annotator():
+            return False
+        try:
+            project = Project.open(path)
+        except DeidError as exc:
+            self.report_error("Cannot open the project", exc)
+            return False
+        self.close_project()
+        self.project = project
+        try:
+            self.session = AnnotationSession(project, self.config.annotator,
+                                             low_confidence=self.config.low_confidence,
+                                             idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
+        except DeidError as exc:
+            self.report_error("Cannot open the project", exc)
+            self.close_project()
+            return False
+        self.session.subscribe(self._on_session)
+        self.editor.set_colors(self.session.label_colors)
+        self.editor.label_keys = set(self.session.key_labels)
+        self.editor.state_of = self.session.state
+        self.legend.set_labels(self.session.labels, self.session.label_keys, self.session.label_colors)
+        self._make_label_actions()
+        self.config.remember_project(project.path)
+        self.setWindowTitle(f"{Path(project.path).name} — deid-annotator")
+        self._guard(self.session.open_batch)
+        self._refresh_batch_panel()
+        self._refresh_note()
+        self._update_actions()
+        self.editor.setFocus()
+        if self.tabs.currentIndex() == 1:
+            self.refresh_dashboard()
+        return True
+
+    def close_project(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        if self.project is not None:
+            self.project.close()
+            self.project = None
+        self.editor.set_note("", [])
+        self._update_actions()
+
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", str(data_dir()),
+                                              "deid-annotator projects (*.db);;All files (*)")
+        if path:
+            self.open_project(path)
+
+    def new_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", str(data_dir() / "project.db"),
+                                              "deid-annotator projects (*.db)")
+        if not path:
+            return
+        if not path.endswith(".db"):
+            path += ".db"
+        self.create_project(path)
+
+    def create_project(self, path: str | os.PathLike) -> bool:
+        try:
+            Project.create(path).close()
+        except DeidError as exc:
+            self.report_error("Cannot create the project", exc)
+            return False
+        if self.open_project(path):
+            self.statusBar().showMessage("New project: import notes with File ▸ Import notes…", 10000)
+            return True
+        return False
+
+    def open_demo(self, path: str | os.PathLike | None = None) -> None:
+        """Open the demo project, creating it first (in a child process) if needed."""
+        from ..demo import default_demo_path
+
+        target = Path(path) if path is not None else default_demo_path()
+        if target.exists():
+            self.open_project(target)
+            return
+        self.start_job(workflow.ProcessJob("demo", str(target)), "Creating the demo project")
+
+    def _ensure_annotator(self) -> bool:
+        if self.config.annotator:
+            self.who.setText(f"Annotator: {self.config.annotator}")
+            return True
+        name = ask_annotator(self)
+        if not name:
+            self.report_error("A name is needed", "Annotations are signed with the annotator's "
+                                                  "name (audit log). Open the project again to give it.")
+            return False
+        self.config.annotator = name
+        self.config.save()
+        self.who.setText(f"Annotator: {name}")
+        return True
+
+    def change_annotator(self) -> None:
+        name = ask_annotator(self, self.config.annotator)
+        if not name or name == self.config.annotator:
+            return
+        self.config.annotator = name
+        self.config.save()
+        if self.project is not None:
+            self.open_project(self.project.path)
+
+    # ======================================================================== session events
+    def _on_session(self, event: str) -> None:
+        if event == "note":
+            self._refresh_note()
+        elif event == "spans":
+            s = self.session
+            self.editor.set_spans(s.spans, s.selected_id)
+            self._refresh_header()
+        elif event == "selection":
+            self.editor.set_selected(self.session.selected_id)
+            self._refresh_details()
+            self._update_actions()
+        elif event == "batch":
+            self._refresh_batch_panel()
+            self._refresh_header()
+        elif event == "propagation":
+            s = self.session
+            self.propagation.set_proposals(s.proposals, s.proposal_origin, s.note.id if s.note else None)
+            if s.proposals:
+                self.propagation_dock.raise_()
+            self._update_actions()
+        elif event == "message":
+            self.statusBar().showMessage(self.session.message, 6000)
+
+    def _refresh_note(self) -> None:
+        s = self.session
+        if s is None or s.note is None:
+            self.editor.set_note("", [])
+        else:
+            self.editor.span_keys_active = not s.read_only
+            self.editor.set_note(s.note.text, s.spans, s.selected_id)
+        self._refresh_header()
+        self._refresh_details()
+        self._refresh_batch_panel()
+        self._update_actions()
+
+    def _refresh_header(self) -> None:
+        s = self.session
+        if s is None or s.note is None:
+            self.header.setText("<i>No note open.</i> Import notes (File ▸ Import notes…), then make a "
+                                "batch (Batch ▸ Next batch)." if s is not None else
+                                "<i>No project open.</i> File ▸ Open project… or File ▸ New project…")
+            return
+        c = s.counts()
+        i = (s.note_index or 0) + 1
+        status = s.note_status(s.note.id) or ""
+        ro = " · <b>read-only</b> (submitted)" if s.read_only else ""
+        batch = f"Batch {s.batch.number} · " if s.batch else ""
+        self.header.setText(
+            f"{batch}note {i} of {len(s.batch_notes)}: <b>{s.note.id}</b> · {status.replace('_', ' ')}{ro}"
+            f" &nbsp;—&nbsp; {c['pending']} pending · {c['accepted'] + c['corrected']} accepted · "
+            f"{c['rejected']} rejected")
+
+    def _refresh_details(self) -> None:
+        s = self.session
+        span = s.selected if s is not None else None
+        if span is None:
+            self.details.setText("Tab: next span · select text and press a label's key to add a span · "
+                                 "Ctrl+Enter: accept the rest and go to the next note")
+        else:
+            self.details.setText(describe(span, s.text(), s.low_confidence)
+                                 + "   —   Enter accept · Delete reject · label key relabel · "
+                                   "Shift/Alt+Shift+arrows move the end/start")
+
+    def _refresh_batch_panel(self) -> None:
+        s = self.session
+        if s is None:
+            self.batch_panel.set_batches([], None)
+            self.batch_panel.set_notes([], None, True)
+            return
+        self.batch_panel.set_batches(self.project.batches(), s.batch.id if s.batch else None)
+        self.batch_panel.set_notes(s.batch_notes, s.note.id if s.note else None, s.read_only)
+
+    def _update_actions(self) -> None:
+        s = self.session
+        have_note = s is not None and s.note is not None
+        editable = have_note and not s.read_only
+        selected = editable and s.selected is not None
+        busy = self.job is not None
+        get = self.actions_by_name
+        for name in ("accept", "reject", "start_left", "start_right", "end_left", "end_right"):
+            get[name].setEnabled(selected)
+        for name in ("next_span", "previous_span", "deselect", "next_note", "previous_note"):
+            get[name].setEnabled(have_note)
+        get["accept_all_next"].setEnabled(editable)
+        get["apply_propagation"].setEnabled(editable and bool(s.proposals))
+        get["undo"].setEnabled(s is not None)
+        get["redo"].setEnabled(s is not None)
+        get["import"].setEnabled(s is not None and not busy)
+        get["export"].setEnabled(s is not None)
+        get["next_batch"].setEnabled(s is not None and not busy)
+        get["submit"].setEnabled(editable and s.batch is not None and not busy)
+        get["cancel_job"].setEnabled(busy)
+        self.batch_panel.next_button.setEnabled(s is not None and not busy)
+        if busy:
+            self.batch_panel.submit_button.setEnabled(False)
+        for action in getattr(self, "_label_actions", []):
+            action.setEnabled(editable)
+
+    # ======================================================================== editor input
+    def _guard(self, fn: Callable, *args, quiet: bool = True) -> Any:
+        """Run a session call; a DeidError becomes a status-bar message (quick keyboard
+        work should not be interrupted by dialogs), anything else an error dialog."""
+        if self.session is None and fn is not None and getattr(fn, "__self__", None) is None:
+            return None
+        try:
+            return fn(*args)
+        except DeidError as exc:
+            self.errors.append(str(exc))
+            if quiet:
+                self.statusBar().showMessage(str(exc), 8000)
+                QApplication.beep()
+            else:
+                self.report_error("Cannot do that", exc)
+        except Exception as exc:  # a bug: a dialog and the log, never a crash
+            self.report_error("Internal error", exc)
+        finally:
+            self._update_actions()
+        return None
+
+    def run_command(self, name: str) -> None:
+        s = self.session
+        if s is None:
+            return
+        handlers = {
+            "next_span": s.select_next, "previous_span": s.select_previous,
+            "accept": s.accept, "reject": s.reject, "deselect": lambda: s.select(None),
+            "accept_all_next": s.accept_all_and_next, "next_note": s.next_note,
+            "previous_note": s.previous_note, "undo": s.undo, "redo": s.redo,
+            "apply_propagation": lambda: self.apply_propagation(self.propagation.checked()),
+        }
+        if name in ("end_right", "end_left", "start_left", "start_right"):
+            self._guard(s.command_move, name)
+        elif name in handlers:
+            self._guard(handlers[name])
+            if name == "accept_all_next" and s.batch_complete() and not s.read_only:
+                self.statusBar().showMessage("Every note of the batch is done: Batch ▸ Submit batch & "
+                                             "retrain (Ctrl+Shift+Enter)", 15000)
+        if name in ("next_span", "previous_span") and s.selected is not None:
+            self.editor.reveal(s.selected.id)
+
+    def label_key(self, key: str) -> None:
+        if self.session is None:
+            return
+        label = self.session.key_labels.get(key)
+        if label is not None:
+            self.apply_label(label)
+
+    def apply_label(self, label: str) -> None:
+        s = self.session
+        if s is None:
+            return
+        selection = self.editor.selection_range()
+        span = self._guard(s.apply_label, label, selection)
+        if span is not None and selection is not None:
+            cursor = self.editor.textCursor()
+            cursor.clearSelection()
+            self.editor.setTextCursor(cursor)
+
+    def _clicked_at(self, offset: int) -> None:
+        if self.session is not None and self.session.note is not None:
+            self._guard(self.session.select_at, offset)
+
+    def _caret_moved(self) -> None:
+        if self.session is not None and self.session.selected_id is not None:
+            self.session.select(None)
+
+    def _tooltip_at(self, offset: int) -> str | None:
+        s = self.session
+        if s is None or s.note is None:
+            return None
+        spans = s.spans_at(offset)
+        if not spans:
+            return None
+        return "\n".join(describe(sp, s.text(), s.low_confidence) for sp in spans)
+
+    def _note_chosen(self, note_id: str) -> None:
+        if self.session is not None:
+            self._guard(self.session.open_note, note_id)
+            self.editor.setFocus()
+
+    def apply_propagation(self, checked: list) -> None:
+        if self.session is not None and self.session.proposals:
+            self._guard(self.session.apply_proposals, checked)
+
+    def _open_proposal(self, index: int) -> None:
+        s = self.session
+        if s is None or not (0 <= index < len(s.proposals)):
+            return
+        p = s.proposals[index]
+        proposals, origin = list(s.proposals), s.proposal_origin
+        if s.note is None or s.note.id != p.note_id:
+            self._guard(s.open_note, p.note_id)
+            s.proposals, s.proposal_origin = proposals, origin   # keep the offer open
+            s._emit("propagation")
+        self.editor.select_range(p.start, p.end)
+        self.editor.ensureCursorVisible()
+
+    def _on_activity(self) -> None:
+        if self.session is not None:
+            try:
+                self.session.activity()
+            except DeidError as exc:
+                self.errors.append(str(exc))
+
+    # ======================================================================== jobs
+    def start_job(self, job, title: str) -> bool:
+        if self.job is not None:
+            self.report_error("Busy", f"Wait for “{self.job_label.text()}” to finish, or cancel it.")
+            return False
+        try:
+            job.start()
+        except Exception as exc:
+            self.report_error("Cannot start the job", exc)
+            return False
+        self.job, self.job_kind = job, job.kind
+        self.job_label.setText(title)
+        self.job_bar.setRange(0, 0)
+        self.job_cancel.setEnabled(True)
+        self.job_cancel.setText("Cancel")
+        for w in (self.job_label, self.job_bar, self.job_cancel):
+            w.show()
+        self._poll_timer.start()
+        self._update_actions()
+        return True
+
+    def cancel_job(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.job_cancel.setEnabled(False)
+            self.job_cancel.setText("Cancelling…")
+
+    def _poll_job(self) -> None:
+        job = self.job
+        if job is None:
+            self._poll_timer.stop()
+            return
+        for event in job.poll():
+            if event[0] == "progress":
+                _, stage, done, total, message = event
+                if total:
+                    self.job_bar.setRange(0, int(total))
+                    self.job_bar.setValue(min(int(done), int(total)))
+                else:
+                    self.job_bar.setRange(0, 0)
+                text = stage + (f": {message}" if message else "")
+                self.job_bar.setFormat(text[:40] + (" %p%" if total else ""))
+                self.job_bar.setToolTip(text)
+        if job.finished:
+            self._poll_timer.stop()
+            self.job = None
+            for w in (self.job_label, self.job_bar, self.job_cancel):
+                w.hide()
+            kind = self.job_kind
+            try:
+                if job.error is not None:
+                    self._job_failed(kind, job.error, job.details)
+                else:
+                    self._job_done(kind, job.result)
+            finally:
+                self._update_actions()
+                self.jobFinished.emit(kind, job.result if job.error is None else None)
+
+    def _job_failed(self, kind: str, error: tuple[str, str], details: str) -> None:
+        what, message = error
+        titles = {"retrain": "Retraining", "next_batch": "The next batch", "demo": "The demo project",
+                  "import": "Import", "export": "Export"}
+        title = titles.get(kind, kind)
+        if what == "cancelled":
+            extra = {"retrain": " The batch stays submitted; the current model is unchanged."
+                                " Batch ▸ Next batch makes the next batch with it."}.get(kind, "")
+            self.statusBar().showMessage(f"{title} cancelled; nothing partial was kept.{extra}", 15000)
+            return
+        if what == "bug":
+            log = write_crash_log(details or message)
+            message = f"Internal error ({message})." + (f"\n\nDetails were written to {log}." if log else "")
+        self.report_error(f"{title} failed", message)
+        if kind in ("retrain", "next_batch") and self.session is not None:
+            self._guard(self.session.refresh_batch)
+            self._refresh_batch_panel()
+
+    def _job_done(self, kind: str, result: Any) -> None:
+        self.last_result = result
+        if kind == "demo":
+            self.open_project(result["path"])
+            return
+        if kind == "import":
+            r = result
+            msg = (f"Imported {r.added} note(s) with {r.spans} span(s)"
+                   + (f"; {r.skipped_duplicates} already in the project were skipped" if r.skipped_duplicates else "")
+                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + ".")
+            self.statusBar().showMessage(msg, 15000)
+            if self.session is not None:
+                self.session.refresh_labels()
+                self._labels_changed()
+                if self.session.batch is None:
+                    self.statusBar().showMessage(msg + " Make a batch: Batch ▸ Next batch.", 15000)
+            return
+        if kind == "export":
+            self.statusBar().showMessage(f"Exported {result} gold note(s).", 15000)
+            return
+        if self.session is None:
+            return
+        self.session.refresh_labels()
+        self._labels_changed()
+        if kind == "retrain":
+            text = workflow.describe_metrics(result)
+            self.statusBar().showMessage(text.splitlines()[0], 20000)
+            box = QMessageBox(QMessageBox.Information, "Retrained", text, QMessageBox.Ok, self)
+            box.setObjectName("retrainResult")
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()
+            self.retrain_box = box
+        batch_id = result.get("batch_id")
+        if batch_id:
+            self._guard(self.session.open_batch, batch_id)
+        else:
+            self._guard(self.session.refresh_batch)
+            self._guard(self.session.reload)
+        self._refresh_batch_panel()
+        if self.tabs.currentIndex() == 1 or kind == "retrain":
+            self.refresh_dashboard()
+        self.editor.setFocus()
+
+    def _labels_changed(self) -> None:
+        s = self.session
+        self.editor.set_colors(s.label_colors)
+        self.editor.label_keys = set(s.key_labels)
+        self.legend.set_labels(s.labels, s.label_keys, s.label_colors)
+        self._make_label_actions()
+
+    # ======================================================================== batch
+    def next_batch(self, size: int | None = None, strategy: str | None = None) -> None:
+        if self.session is None:
+            return
+        size = size or self.config.batch_size
+        strategy = strategy or self.config.strategy
+        self.config.batch_size, self.config.strategy = size, strategy
+        self.config.save()
+        self.session.time.flush()
+        self.start_job(workflow.ProcessJob("next_batch", str(self.project.path), size=size,
+                                           strategy=strategy, annotator=self.config.annotator),
+                       f"Next batch ({size}, {strategy})")
+
+    def submit_and_retrain(self) -> None:
+        s = self.session
+        if s is None or s.batch is None or s.read_only:
+            return
+        done, total = s.progress()
+        if done < total and not self.confirm(
+                "Submit the batch?",
+                f"{total - done} of {total} notes are not marked done. Their accepted spans become "
+                f"gold; their pending spans do not. Submit anyway?"):
+            return
+        s.time.flush()
+        pending = sum(len(self.project.spans(bn.note_id, source=("model", "human"), status="pending"))
+                      for bn in s.batch_notes)
+        try:
+            gold = self.project.submit_batch(s.batch.id, self.config.annotator)
+        except DeidError as exc:
+            self.report_error("Cannot submit the batch", exc)
+            return
+        self._guard(s.refresh_batch)
+        self._guard(s.reload)
+        self._refresh_note()
+        note = f" ({pending} pending spans were left out)" if pending else ""
+        self.statusBar().showMessage(f"Batch {s.batch.number} submitted: {gold} gold spans{note}. "
+                                     f"Retraining…", 15000)
+        size = self.batch_panel.size_combo.currentData() or self.config.batch_size
+        strategy = self.batch_panel.strategy_combo.currentData() or self.config.strategy
+        rs = self.retrain_settings
+        self.start_job(workflow.ProcessJob("retrain", str(self.project.path), annotator=self.config.annotator,
+                                           tagger=rs.get("tagger"), options=rs.get("options"),
+                                           next_size=size, strategy=strategy,
+                                           min_gold_notes=rs.get("min_gold_notes"),
+                                           eval_share=rs.get("eval_share")),
+                       f"Retraining on batch {s.batch.number}")
+
+    # ======================================================================== import / export
+    def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model") -> None:
+        if self.session is None:
+            return
+        if fmt is None or path is None:
+            dialog = CorpusDialog(self, exporting=False)
+            if dialog.exec() != CorpusDialog.Accepted:
+                return
+            fmt, path, source = dialog.fmt, dialog.path, dialog.source
+        project_path, annotator = self.project.path, self.config.annotator
+
+        def work(progress):
+            with Project.open(project_path) as project:
+                return workflow.import_notes(project, fmt, path, source, annotator, progress)
+
+        self.start_job(workflow.ThreadJob("import", work), f"Importing {Path(path).name}")
+
+    def export_corpus(self, fmt: str | None = None, path: str | None = None) -> None:
+        if self.session is None:
+            return
+        if fmt is None or path is None:
+            dialog = CorpusDialog(self, exporting=True)
+            if dialog.exec() != CorpusDialog.Accepted:
+                return
+            fmt, path = dialog.fmt, dialog.path
+        project_path = self.project.path
+
+        def work(progress):
+            with Project.open(project_path) as project:
+                return workflow.export_corpus(project, fmt, path, progress=progress)
+
+        self.start_job(workflow.ThreadJob("export", work), f"Exporting to {Path(path).name}")
+
+    # ======================================================================== dashboard, help
+    def _tab_changed(self, index: int) -> None:
+        if index == 1:
+            self.refresh_dashboard()
+
+    def refresh_dashboard(self) -> None:
+        if self.project is None:
+            self.dashboard.set_data([], [])
+            return
+        try:
+            self.dashboard.set_data(workflow.learning_curve(self.project), workflow.batch_points(self.project))
+        except DeidError as exc:
+            self.report_error("Dashboard", exc)
+
+    def keyboard_help(self) -> None:
+        show_keyboard_help(self, self.session.label_keys if self.session else {})
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About deid-annotator",
+                          f"deid-annotator {__version__}\n\nBuild a de-identification gold corpus of "
+                          f"clinical notes and a PHI tagger in one bootstrapping loop "
+                          f"(Hanauer et al. 2013). Everything stays in the project file on this machine.")
+
+    # ======================================================================== errors, closing
+    def report_error(self, title: str, exc: BaseException | str, details: str = "") -> None:
+        text = error_text(exc, details)
+        self.errors.append(text)
+        self.statusBar().showMessage(text.splitlines()[0], 10000)
+        self.last_error_box = show_error(self, title, text)
+
+    def _confirm(self, title: str, text: str) -> bool:
+        return QMessageBox.question(self, title, text) == QMessageBox.Yes
+
+    def closeEvent(self, event) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            if hasattr(self.job, "kill"):
+                self.job.kill()
+            self.job = None
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self._activity)
+        self.close_project()
+        super().closeEvent(event)

@@ -1,0 +1,279 @@
+"""The side panels: the batch (its notes, progress, next batch, submit), the legend
+(labels with their keys and colours, and how span states look), and the propagation
+preview (the same decision elsewhere, with checkboxes)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont, QTextCursor
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, QGridLayout,
+                               QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
+                               QWidget)
+
+from ..annotation.config import BATCH_SIZES, STRATEGIES
+from ..annotation.keymap import darker
+from .editor import span_format
+
+STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
+STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
+STATUS_COLOR = {"todo": "#666666", "in_progress": "#b06000", "done": "#1a7f37"}
+
+
+class BatchPanel(QWidget):
+    """The batch's notes with their status, its progress, and the batch buttons."""
+
+    batchChosen = Signal(int)          # batch id
+    noteChosen = Signal(str)           # note id
+    nextBatchRequested = Signal(int, str)   # size, strategy
+    submitRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.batch_combo = QComboBox()
+        self.batch_combo.setToolTip("The batches of this project; the latest open one opens first")
+        self.batch_combo.activated.connect(self._batch_activated)
+        layout.addWidget(self.batch_combo)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        layout.addWidget(self.info)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m notes done")
+        self.progress.setTextVisible(True)
+        layout.addWidget(self.progress)
+        self.notes = QListWidget()
+        self.notes.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.notes.itemActivated.connect(self._note_activated)
+        self.notes.itemClicked.connect(self._note_activated)
+        self.notes.setToolTip("Click a note to open it (○ to do, ◐ in progress, ● done)")
+        layout.addWidget(self.notes, 1)
+        self.submit_button = QPushButton("Submit batch && retrain")
+        self.submit_button.setToolTip("Make this batch's decisions gold, retrain the model on all "
+                                      "gold notes, and pre-annotate the next batch with it")
+        self.submit_button.clicked.connect(self.submitRequested)
+        layout.addWidget(self.submit_button)
+        line = QFrame()
+        line.setFrameShape(QFrame.HLine)
+        line.setFrameShadow(QFrame.Sunken)
+        layout.addWidget(line)
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        self.size_combo = QComboBox()
+        for n in BATCH_SIZES:
+            self.size_combo.addItem(f"{n} notes", n)
+        self.strategy_combo = QComboBox()
+        tips = {"sequential": "in import order", "random": "a random sample",
+                "active": "the notes the model is least sure of, kept diverse"}
+        for s in STRATEGIES:
+            self.strategy_combo.addItem(s, s)
+            self.strategy_combo.setItemData(self.strategy_combo.count() - 1, tips[s], Qt.ToolTipRole)
+        form.addRow("Size", self.size_combo)
+        form.addRow("Selection", self.strategy_combo)
+        layout.addLayout(form)
+        self.next_button = QPushButton("Next batch")
+        self.next_button.setToolTip("Select the next notes and pre-annotate them with the current model")
+        self.next_button.clicked.connect(lambda: self.nextBatchRequested.emit(
+            self.size_combo.currentData(), self.strategy_combo.currentData()))
+        layout.addWidget(self.next_button)
+        self._batch_ids: list[int] = []
+
+    def set_choices(self, size: int, strategy: str) -> None:
+        i = self.size_combo.findData(size)
+        self.size_combo.setCurrentIndex(max(i, 0))
+        i = self.strategy_combo.findData(strategy)
+        self.strategy_combo.setCurrentIndex(max(i, 0))
+
+    def set_batches(self, batches: Sequence, current_id: int | None) -> None:
+        self.batch_combo.blockSignals(True)
+        self.batch_combo.clear()
+        self._batch_ids = []
+        for b in batches:
+            state = "submitted" if b.read_only else "open"
+            model = f"v{b.model_version}" if b.model_version else "rules"
+            self.batch_combo.addItem(f"Batch {b.number} · {b.size} notes · {state} · pre-annotated by {model}")
+            self._batch_ids.append(b.id)
+        if current_id in self._batch_ids:
+            self.batch_combo.setCurrentIndex(self._batch_ids.index(current_id))
+        self.batch_combo.blockSignals(False)
+        if not batches:
+            self.batch_combo.addItem("No batch yet: make one below")
+
+    def set_notes(self, batch_notes: Sequence, current: str | None, read_only: bool,
+                  note_labels: dict[str, str] | None = None) -> None:
+        self.notes.blockSignals(True)
+        self.notes.clear()
+        for bn in batch_notes:
+            text = f"{STATUS_MARK.get(bn.status, '?')}  {bn.position + 1}. {bn.note_id}"
+            if note_labels and note_labels.get(bn.note_id):
+                text += f"  — {note_labels[bn.note_id]}"
+            item = QListWidgetItem(text)
+            item.setData(Qt.UserRole, bn.note_id)
+            item.setForeground(QColor(STATUS_COLOR.get(bn.status, "#000000")))
+            item.setToolTip(f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}")
+            if bn.note_id == current:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            self.notes.addItem(item)
+            if bn.note_id == current:
+                self.notes.setCurrentItem(item)
+        self.notes.blockSignals(False)
+        done = sum(bn.status == "done" for bn in batch_notes)
+        self.progress.setMaximum(max(1, len(batch_notes)))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{done} of {len(batch_notes)} notes done" if batch_notes else "no batch")
+        self.submit_button.setEnabled(bool(batch_notes) and not read_only)
+        if read_only:
+            self.info.setText("This batch was submitted: it is gold now and read-only.")
+        elif batch_notes and done == len(batch_notes):
+            self.info.setText("Every note is done: submit the batch to retrain the model.")
+        else:
+            self.info.setText("")
+        self.info.setVisible(bool(self.info.text()))
+
+    def _batch_activated(self, index: int) -> None:
+        if 0 <= index < len(self._batch_ids):
+            self.batchChosen.emit(self._batch_ids[index])
+
+    def _note_activated(self, item: QListWidgetItem) -> None:
+        note_id = item.data(Qt.UserRole)
+        if note_id:
+            self.noteChosen.emit(note_id)
+
+
+class LegendPanel(QWidget):
+    """Labels with their key and colour; a sample of each span state."""
+
+    labelClicked = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.grid_host = QWidget()
+        self.grid = QGridLayout(self.grid_host)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setHorizontalSpacing(4)
+        self.grid.setVerticalSpacing(2)
+        layout.addWidget(self.grid_host)
+        self.states = QTextEdit()
+        self.states.setReadOnly(True)
+        self.states.setFrameShape(QFrame.NoFrame)
+        self.states.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.states.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.states.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        layout.addWidget(self.states)
+        layout.addStretch(1)
+        self._buttons: list[QPushButton] = []
+
+    def set_labels(self, labels: Sequence[str], keys: dict[str, str], colors: dict[str, str]) -> None:
+        for b in self._buttons:
+            b.setParent(None)
+            b.deleteLater()
+        self._buttons = []
+        columns = 2
+        for i, label in enumerate(labels):
+            key = keys.get(label, "")
+            button = QPushButton(f"{key}  {label}" if key else label)
+            color = colors.get(label, "#dddddd")
+            button.setStyleSheet(
+                f"QPushButton {{ background: {color}; color: black; border: 1px solid {darker(color)};"
+                f" border-radius: 3px; padding: 2px 6px; text-align: left; }}"
+                f"QPushButton:pressed {{ background: {darker(color, 0.85)}; }}")
+            button.setFocusPolicy(Qt.NoFocus)
+            button.setToolTip(f"{label}: press {key} with text or a span selected" if key else label)
+            button.clicked.connect(lambda _=False, name=label: self.labelClicked.emit(name))
+            self.grid.addWidget(button, i // columns, i % columns)
+            self._buttons.append(button)
+        self._draw_states(labels[0] if labels else None, colors)
+
+    def _draw_states(self, label: str | None, colors: dict[str, str]) -> None:
+        color = colors.get(label, "#ffb3ba") if label else "#ffb3ba"
+        samples = [("pending", "proposed"), ("pending_low", "low confidence"), ("accepted", "accepted"),
+                   ("corrected", "corrected"), ("rejected", "rejected")]
+        self.states.clear()
+        cursor = self.states.textCursor()
+        plain = self.states.currentCharFormat()
+        cursor.insertText("Spans: ", plain)
+        for i, (state, text) in enumerate(samples):
+            cursor.insertText(text, span_format(color, state))
+            cursor.insertText("  " if i < len(samples) - 1 else "", plain)
+        cursor.insertText("\nSelected span: ", plain)
+        cursor.insertText("like this", span_format(color, "pending", selected=True))
+        self.states.moveCursor(QTextCursor.Start)
+        doc = self.states.document()
+        doc.setTextWidth(max(200, self.states.viewport().width()))
+        self.states.setFixedHeight(int(doc.size().height()) + 8)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        doc = self.states.document()
+        doc.setTextWidth(self.states.viewport().width())
+        self.states.setFixedHeight(int(doc.size().height()) + 8)
+
+
+class PropagationPanel(QWidget):
+    """The other occurrences of the last added or rejected string, with checkboxes."""
+
+    applyRequested = Signal(list)      # list[bool]: checked, per proposal
+    dismissRequested = Signal()
+    proposalOpened = Signal(int)       # index of the proposal to show
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.title = QLabel("After you add or reject a span, its other occurrences in the batch "
+                            "are listed here.")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        self.list = QListWidget()
+        self.list.itemDoubleClicked.connect(lambda item: self.proposalOpened.emit(self.list.row(item)))
+        self.list.setToolTip("Checked: apply. Double-click: show it in its note.")
+        layout.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.apply_button = QPushButton("Apply checked")
+        self.apply_button.setToolTip("Apply to the checked occurrences (Alt+Enter); one undo step")
+        self.apply_button.clicked.connect(lambda: self.applyRequested.emit(self.checked()))
+        self.all_button = QPushButton("All")
+        self.all_button.clicked.connect(lambda: self._check_all(True))
+        self.none_button = QPushButton("None")
+        self.none_button.clicked.connect(lambda: self._check_all(False))
+        self.dismiss_button = QPushButton("Dismiss")
+        self.dismiss_button.clicked.connect(self.dismissRequested)
+        for b in (self.apply_button, self.all_button, self.none_button, self.dismiss_button):
+            row.addWidget(b)
+        layout.addLayout(row)
+        self.set_proposals([], "")
+
+    def set_proposals(self, proposals: Sequence, origin: str, current_note: str | None = None) -> None:
+        self.list.clear()
+        for p in proposals:
+            where = "this note" if p.note_id == current_note else p.note_id
+            match = "exact" if p.exact else f"similar {p.score:.0f}%"
+            item = QListWidgetItem(f"{where} · {p.description} · {match}\n    {p.context}")
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked if p.checked else Qt.Unchecked)
+            item.setToolTip(f"{p.note_id} {p.start}-{p.end}: {p.text!r}")
+            self.list.addItem(item)
+        if proposals:
+            n = sum(p.checked for p in proposals)
+            self.title.setText(f"<b>{origin}</b> — {len(proposals)} other occurrence(s), "
+                               f"{n} checked. Apply the same?")
+        elif origin:
+            self.title.setText(f"{origin} — no other occurrence in this batch.")
+        else:
+            self.title.setText("After you add or reject a span, its other occurrences in the batch "
+                               "are listed here.")
+        for b in (self.apply_button, self.all_button, self.none_button, self.dismiss_button):
+            b.setEnabled(bool(proposals))
+
+    def checked(self) -> list[bool]:
+        return [self.list.item(i).checkState() == Qt.Checked for i in range(self.list.count())]
+
+    def _check_all(self, on: bool) -> None:
+        for i in range(self.list.count()):
+            self.list.item(i).setCheckState(Qt.Checked if on else Qt.Unchecked)

@@ -1,0 +1,270 @@
+"""Retraining (thread, progress, cancel, failure), model versions in the project, rollback."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import threading
+
+import pytest
+
+from deid_annotator.errors import CancelledError, DeidError, ModelError
+from deid_annotator.loop import (RetrainJob, current_tagger, load_version, model_directory,
+                                 next_batch, rollback, split_eval_slice, store_model, submit)
+from deid_annotator.loop.evaluation_slice import in_eval_slice
+from deid_annotator.loop.models import ARCHIVE_TABLE, clear_memory_cache, pack_model
+from deid_annotator.progress import Progress
+
+from test_loop_support import ANNOTATOR, MemoTagger, correct_to_gold, make_project
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
+    clear_memory_cache()
+    yield
+    clear_memory_cache()
+
+
+def annotated_project(tmp_path, batches=1, size=10, n=40):
+    project, gold = make_project(tmp_path / "p.db", n=n)
+    for _ in range(batches):
+        b = next_batch(project, size, "sequential")
+        correct_to_gold(project, b, gold)
+        submit(project, b, ANNOTATOR)
+    return project, gold
+
+
+def test_retrain_in_a_thread_reports_progress_and_stores_a_version(tmp_path):
+    project, gold = annotated_project(tmp_path, batches=2)
+    open_batch = next_batch(project, 10, "sequential")  # pre-annotated by rules
+    events = []
+    job = RetrainJob(project.path, "test-memo", options={"epochs": 3},
+                     progress=Progress(events.append))
+    assert job.start() is job
+    result = job.wait(timeout=60)
+    assert result is not None and job.done and not job.running and job.error is None
+    stages = [e.stage for e in events]
+    assert stages[0] == "load" and "train" in stages and "store" in stages
+    train = [e for e in events if e.stage == "train"]
+    assert [e.info["epoch"] for e in train] == [1, 2, 3]
+    assert all("loss" in e.info and "eta_seconds" in e.info and "elapsed_seconds" in e.info
+               for e in train)
+    assert train[-1].info["eta_seconds"] == 0
+    # the version: current, with metrics on the evaluation slice of 20 gold notes
+    versions = project.model_versions()
+    assert [v.number for v in versions] == [result.version] and versions[0].is_current
+    assert versions[0].tagger == "test-memo"
+    assert result.training_notes + result.eval_notes == 20
+    assert versions[0].training_notes == result.training_notes
+    metrics = versions[0].metrics
+    if result.eval_notes:
+        assert 0.0 <= metrics["token"]["f1"] <= 1.0 and metrics["eval_notes"] == result.eval_notes
+    else:
+        assert metrics["token"] is None and "n/a" in metrics["eval_status"]
+    # the open batch was pre-annotated again with the new version
+    assert result.refreshed_notes == 10 and result.refresh_error is None
+    for bn in project.batch_notes(open_batch):
+        assert all(s.model_version == result.version
+                   for s in project.spans(bn.note_id, source="model", status="pending"))
+    # and the next batch is pre-annotated with it
+    nb = next_batch(project, 5, "sequential")
+    assert project.batch(nb).model_version == result.version
+    project.close()
+
+
+def test_metrics_are_na_with_few_gold_notes(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=1, size=5)
+    result = RetrainJob(project.path, "test-memo").run()
+    assert result.eval_notes == 0 and result.training_notes == 5
+    v = project.current_model_version()
+    assert v.metrics["token"] is None and v.metrics["eval_status"].startswith("n/a")
+    project.close()
+
+
+def test_evaluation_slice_is_stable_and_by_patient(tmp_path):
+    from test_loop_support import synthetic
+
+    notes = synthetic(120, seed=5).notes
+    train, held, why = split_eval_slice(notes)
+    assert why is None and held and train
+    assert not ({n.patient for n in train} & {n.patient for n in held})
+    assert 0.05 < len(held) / len(notes) < 0.4
+    # membership depends on the note's patient only: a bigger gold set keeps the slice
+    _, held_more, _ = split_eval_slice(notes + synthetic(30, seed=9).notes)
+    assert {n.id for n in held} <= {n.id for n in held_more}
+    assert all(in_eval_slice(n) for n in held)
+    assert split_eval_slice(notes[:9])[2].startswith("n/a")
+    assert split_eval_slice(notes, share=0)[1] == []
+
+
+def test_cancel_leaves_the_current_version(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=1)
+    first = RetrainJob(project.path, "test-memo").run().version
+    started = threading.Event()
+
+    def on_event(event):
+        if event.stage == "train":
+            started.set()
+
+    progress = Progress(on_event)
+    job = RetrainJob(project.path, "test-memo", options={"epochs": 200, "delay": 0.02},
+                     progress=progress).start()
+    assert started.wait(30)
+    job.cancel()
+    with pytest.raises(CancelledError):
+        job.wait(timeout=60)
+    assert isinstance(job.error, CancelledError) and job.result is None
+    assert [v.number for v in project.model_versions()] == [first]
+    assert project.current_model_version().number == first
+    project.close()
+
+
+def test_failure_leaves_the_current_version(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=1)
+    first = RetrainJob(project.path, "test-memo").run().version
+    finished = []
+    job = RetrainJob(project.path, "test-failing", on_finished=finished.append).start()
+    with pytest.raises(RuntimeError, match="the tagger broke"):
+        job.wait(timeout=60)
+    assert finished == [job]
+    assert project.current_model_version().number == first
+    assert len(project.model_versions()) == 1
+    project.close()
+
+
+def test_retrain_needs_gold(tmp_path):
+    project, _ = make_project(tmp_path / "p.db", n=10)
+    with pytest.raises(DeidError, match="no gold PHI"):
+        RetrainJob(project.path, "test-memo").run()
+    with pytest.raises(DeidError, match="not started"):
+        RetrainJob(project.path, "test-memo").wait()
+    project.close()
+
+
+def test_warm_start_from_the_current_version(tmp_path):
+    project, gold = annotated_project(tmp_path, batches=1)
+    r1 = RetrainJob(project.path, "test-memo").run()
+    assert not r1.warm_start
+    b = next_batch(project, 10, "sequential")
+    correct_to_gold(project, b, gold)
+    submit(project, b, ANNOTATOR)
+    r2 = RetrainJob(project.path).run()  # the current version's tagger by default
+    assert r2.tagger_name == "test-memo" and r2.warm_start and r2.tagger.warm_started
+    assert project.current_model_version().metrics["warm_start"] is True
+    project.close()
+
+
+def test_versions_list_and_rollback(tmp_path):
+    project, gold = annotated_project(tmp_path, batches=1)
+    v1 = RetrainJob(project.path, "test-memo").run().version
+    b = next_batch(project, 10, "sequential")
+    correct_to_gold(project, b, gold)
+    submit(project, b, ANNOTATOR)
+    v2 = RetrainJob(project.path, "test-memo").run().version
+    assert [v.number for v in project.model_versions()] == [v1, v2]
+    assert project.current_model_version().number == v2
+    rollback(project, v1, annotator=ANNOTATOR)
+    assert project.current_model_version().number == v1
+    tagger, number = current_tagger(project)
+    assert number == v1 and isinstance(tagger, MemoTagger)
+    nb = next_batch(project, 5, "sequential")
+    assert project.batch(nb).model_version == v1
+    project.close()
+
+
+def test_model_blob_round_trip_in_one_file(tmp_path):
+    project, gold = annotated_project(tmp_path, batches=1)
+    tagger = MemoTagger().fit(project.corpus("gold").notes)
+    tagger.save(tmp_path / "model")
+    number = store_model(project, "test-memo", tmp_path / "model", metrics={"x": 1},
+                         training_notes=10)
+    (tmp_path / "model" / "memory.json").unlink()  # the project does not need the folder
+    version = project.model_version(number)
+    assert version.path.startswith("in-project:") and version.metrics == {"x": 1}
+    clear_memory_cache()
+    loaded = load_version(project, number)
+    assert loaded.memory == tagger.memory
+    folder = model_directory(project, number)
+    assert folder.is_relative_to(tmp_path / "cache")
+    for p in [folder, *folder.parents]:
+        if p == tmp_path:
+            break
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700
+    # a fresh process (another connection) loads it from the file alone
+    from deid_annotator.store import Project
+
+    project.close()
+    clear_memory_cache()
+    import shutil
+
+    shutil.rmtree(tmp_path / "cache")
+    with Project.open(tmp_path / "p.db") as again:
+        assert load_version(again).memory == tagger.memory
+
+
+def test_version_row_and_blob_are_one_transaction(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=1)
+    tagger = MemoTagger().fit(project.corpus("gold").notes)
+    tagger.save(tmp_path / "model")
+    project.db.execute(f"CREATE TABLE IF NOT EXISTS {ARCHIVE_TABLE} (version INTEGER PRIMARY KEY, "
+                       "format TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, "
+                       "created TEXT NOT NULL, data BLOB NOT NULL CHECK (length(data) < 10))")
+    with pytest.raises(DeidError):
+        store_model(project, "test-memo", tmp_path / "model")
+    assert project.model_versions() == []  # the version row was rolled back with the blob
+    project.close()
+
+
+def _corrupt(project, number, data):
+    with project._write():
+        project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ? WHERE version = ?",
+                           (sqlite3.Binary(data), number))
+
+
+def test_corrupt_blob_is_a_clear_model_error(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=1)
+    number = RetrainJob(project.path, "test-memo").run().version
+    clear_memory_cache()
+    _corrupt(project, number, b"not a tar archive at all")
+    with pytest.raises(ModelError, match=f"version {number}.*corrupt.*checksum"):
+        load_version(project, number)
+    # right checksum, broken archive
+    import hashlib
+
+    junk = b"\x1f\x8b\x08\x00garbage"
+    with project._write():
+        project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ?, sha256 = ? WHERE version = ?",
+                           (junk, hashlib.sha256(junk).hexdigest(), number))
+    with pytest.raises(ModelError, match="corrupt and cannot be extracted"):
+        load_version(project, number)
+    # a sound archive of a broken model directory
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.json").write_text("{not json", encoding="utf-8")
+    data = pack_model(broken)
+    with project._write():
+        project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ?, sha256 = ? WHERE version = ?",
+                           (data, hashlib.sha256(data).hexdigest(), number))
+    with pytest.raises(ModelError, match=f"model version {number}"):
+        load_version(project, number)
+    with pytest.raises(ModelError):
+        rollback(project, number)
+    project.close()
+
+
+def test_unsafe_archive_member_is_refused(tmp_path):
+    import io
+    import tarfile
+
+    from deid_annotator.loop.models import unpack_model
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("../escape.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    with pytest.raises(ModelError, match="corrupt"):
+        unpack_model(buffer.getvalue(), tmp_path / "out")
+    assert not (tmp_path / "escape.txt").exists()
+    assert os.path.exists(tmp_path)
