@@ -41,9 +41,13 @@ class Misalignment:
 
     span: Span
     aligned: Span | None
+    reason: str = "cut"  # "cut" (widened), "no-token" or "overlap" (left out)
 
     def describe(self, note_id: str = "") -> str:
         where = f"note {note_id!r}: " if note_id else ""
+        if self.reason == "overlap":
+            return (f"{where}span {self.span.start}-{self.span.end} ({self.span.label}) overlaps "
+                    f"an earlier span; left out")
         if self.aligned is None:
             return f"{where}span {self.span.start}-{self.span.end} ({self.span.label}) covers no token"
         return (f"{where}span {self.span.start}-{self.span.end} ({self.span.label}) cuts a token; "
@@ -106,7 +110,7 @@ def align_spans(tokens: Sequence[Token], spans: Iterable[Span]
         first = bisect.bisect_right(ends, span.start)          # first token ending after start
         last = bisect.bisect_left(starts, span.end)            # tokens starting before end
         if first >= last:
-            problems.append(Misalignment(span, None))
+            problems.append(Misalignment(span, None, "no-token"))
             continue
         widened_start, widened_end = tokens[first].start, tokens[last - 1].end
         if widened_start != span.start or widened_end != span.end:
@@ -128,7 +132,7 @@ def spans_to_bio(tokens: Sequence[Token], spans: Iterable[Span]
     aligned.sort(key=lambda a: (a[0], -(a[1] - a[0])))
     for first, last, span in aligned:
         if any(tags[i] != "O" for i in range(first, last)):
-            problems.append(Misalignment(span, None))
+            problems.append(Misalignment(span, None, "overlap"))
             continue
         tags[first] = "B-" + span.label
         for i in range(first + 1, last):

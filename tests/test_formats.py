@@ -298,7 +298,7 @@ def notes_with_spans(draw):
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "physionet", "i2b2", "brat"])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=st.lists(notes_with_spans(), min_size=1, max_size=3))
 def test_any_text_and_spans_come_back_exactly(fmt, drawn, tmp_path_factory):
     if fmt == "i2b2":   # XML 1.0 cannot hold a form feed (refused when writing, tested apart)

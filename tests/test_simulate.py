@@ -21,7 +21,7 @@ def _private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
 
 
-def _simulate_parser_args(tmp_path, strategy="active", extra=()):
+def _simulate_parser_args(tmp_path, strategy="random", extra=()):
     corpus = generate_corpus(60, seed=11)
     notes = corpus.notes
     patients = sorted({n.patient for n in notes})
@@ -33,7 +33,7 @@ def _simulate_parser_args(tmp_path, strategy="active", extra=()):
     return ["simulate", "--format", "jsonl", "--corpus", str(tmp_path / "pool.jsonl"),
             "--eval-corpus", str(tmp_path / "eval.jsonl"), "--batch-size", "10", "--batches", "3",
             "--strategy", strategy, "--tagger", "crf", "--out", str(tmp_path / "out"),
-            "--seed", "1", *extra]
+            "--seed", "1", "--tagger-option", "max_iterations=10", *extra]
 
 
 @pytest.mark.slow

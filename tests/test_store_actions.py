@@ -255,3 +255,18 @@ def test_record_time(project):
         project.record_time("a", "alice", -1)
     with pytest.raises(DeidError):
         project.record_time("a", "alice", float("nan"))
+
+
+def test_public_transaction_groups_actions(project):
+    spans = project.spans("a")
+    with pytest.raises(ZeroDivisionError):
+        with project.transaction():
+            project.accept_span(spans[0].id, "alice")
+            project.add_span("a", 47, 55, "HOSPITAL", "alice")
+            1 / 0
+    assert [s.status for s in project.spans("a")] == ["pending"] * 4
+    with project.transaction():
+        project.accept_span(spans[0].id, "alice")
+        project.reject_span(spans[1].id, "alice")
+    assert [s.status for s in project.spans("a")][:2] == ["accepted", "rejected"]
+    assert project.query("SELECT count(*) AS n FROM spans WHERE status = ?", ["pending"]) == [{"n": 2}]

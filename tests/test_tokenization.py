@@ -63,7 +63,8 @@ def test_overlapping_spans_report_the_loser(en):
     text = "John Smith"
     tags, problems = spans_to_bio(en(text), [Span(0, 10, "PATIENT"), Span(5, 10, "DOCTOR")])
     assert tags == ["B-PATIENT", "I-PATIENT"]
-    assert [p.span.label for p in problems] == ["DOCTOR"]
+    assert [(p.span.label, p.reason) for p in problems] == [("DOCTOR", "overlap")]
+    assert "overlaps an earlier span" in problems[0].describe()
 
 
 def test_a_span_on_whitespace_only_is_reported(en):

@@ -34,7 +34,7 @@ CONTAINMENT_SCORE = 90.0
 #: Strings shorter than this (after trimming) get exact matches only.
 MIN_FUZZY_CHARS = 4
 #: Characters of context either side in a proposal's snippet.
-CONTEXT = 32
+CONTEXT = 24
 
 _TOKEN = re.compile(r"\w+(?:['’\-]\w+)*")
 _SPACE = re.compile(r"\s+")

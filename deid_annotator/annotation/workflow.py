@@ -367,14 +367,17 @@ def learning_curve(project) -> list[VersionPoint]:
 
 
 def batch_points(project) -> list[BatchPoint]:
-    """Active time and corrections of the pre-annotation per note, for each batch."""
-    from ..loop import batch_effort
+    """Active time and corrections of the pre-annotation per note, for each batch (for a
+    batch still open: over its notes marked done so far)."""
+    from ..loop.effort import BatchEffort, efforts
 
     out = []
     for b in project.batches():
-        effort = batch_effort(project, b.id)
+        notes = project.batch_notes(b.id)
+        ids = [bn.note_id for bn in notes if b.read_only or bn.status == "done"]
+        effort = BatchEffort(b.id, efforts(project, ids))
         c = effort.corrections
-        out.append(BatchPoint(b.number, len(effort.notes), b.done, b.read_only, effort.seconds_per_note,
+        out.append(BatchPoint(b.number, len(notes), b.done, b.read_only, effort.seconds_per_note,
                               effort.corrections_per_note, c.to_dict(), b.model_version))
     return out
 

@@ -10,7 +10,9 @@ from ..errors import DeidError
 from .options import add_format
 from .progress_bar import progress_bar
 
-METHODS = ("redact", "tag", "surrogate")
+METHODS = ("redact", "tag", "surrogate", "shift")
+#: Formats whose files carry spans, so the audit can read back exactly what was written.
+FORMATS_WITH_SPANS = ("jsonl", "physionet", "i2b2", "brat", "conll")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -21,18 +23,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_format(p)
     p.add_argument("--corpus", required=True, type=Path, help="the notes to de-identify")
     p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
-    p.add_argument("--method", choices=METHODS, default="surrogate",
-                   help="for every label: redact (fixed string), tag ([**LABEL**]) or surrogate "
-                        "(realistic replacements; dates shifted per patient). Default surrogate")
-    p.add_argument("--config", type=Path, help="a JSON file setting method/kind per label")
+    p.add_argument("--method", choices=METHODS, default=None,
+                   help="for every label: redact (fixed string), tag ([**LABEL**]), surrogate "
+                        "(realistic replacements; dates shifted per patient) or shift (dates, years "
+                        "and ages only). Default: surrogate, or what --config sets per label")
+    p.add_argument("--config", type=Path, help="a JSON or TOML file setting method/kind per label")
     spans = p.add_mutually_exclusive_group(required=True)
     spans.add_argument("--gold", action="store_true", help="use the corpus's own (gold) spans")
     spans.add_argument("--model", type=Path, metavar="MODEL_DIR", help="find PHI with this model")
     p.add_argument("--min-confidence", type=float, default=0.0,
                    help="with --model: ignore spans below this confidence (default 0: keep all)")
-    p.add_argument("--seed", type=int, default=0, help="seed for surrogates and date shifts")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for surrogates and date shifts (default: a fresh random one, recorded "
+                        "in the mapping file). The seed is a secret: it recomputes every date offset")
     p.add_argument("--mapping", type=Path,
                    help="also write original → surrogate (owner-only; for authorised re-identification)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing mapping file")
     p.set_defaults(func=run)
 
 
@@ -52,14 +58,17 @@ def run(args: argparse.Namespace) -> int:
             corpus = filter_spans(
                 Corpus([Note(n.id, n.text, n.meta, spans) for n, spans in zip(corpus.notes, predictions)],
                        corpus.meta), args.min_confidence)
-        result = deidentify_corpus(corpus, method=args.method, config=config, seed=args.seed,
+        method = args.method or (None if config else "surrogate")
+        result = deidentify_corpus(corpus, method=method, config=config, seed=args.seed,
                                    progress=progress)
         write_corpus(args.format, result.corpus, args.out, progress=progress)
-        written = read_corpus(args.format, args.out)  # audit what is on disk, not what we meant
-    report = audit_leaks(corpus, written)
+        # Audit what is on disk, not what we meant to write (when the format keeps the spans).
+        written = (read_corpus(args.format, args.out) if args.format in FORMATS_WITH_SPANS
+                   else result.corpus)
+    report = audit_leaks(corpus, written, config=config)
     if args.mapping:
-        write_mapping(result.mapping, args.mapping)
-    print(result.stats_table() if hasattr(result, "stats_table") else result.stats)
+        write_mapping(result.mapping, args.mapping, overwrite=args.force)
+    print(result.stats_table())
     if not report.ok:
         quarantine = args.out.with_name(args.out.name + ".LEAKS-DO-NOT-RELEASE")
         if quarantine.exists():

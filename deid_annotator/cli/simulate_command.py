@@ -46,7 +46,27 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_lang(p)
     p.add_argument("--max-epochs", type=int, default=None,
                    help="neural taggers: at most this many epochs per retrain")
+    p.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a tagger option, e.g. max_iterations=50 for crf (repeatable; values "
+                        "are read as JSON when they parse, else as text)")
     p.set_defaults(func=run_simulate)
+
+
+def parse_options(pairs: list[str]) -> dict:
+    import json
+
+    from ..errors import DeidError
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise DeidError(f"--tagger-option {pair!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -70,7 +90,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             result = simulate(corpus, eval_corpus, batch_size=args.batch_size,
                               batches=args.batches, strategy=args.strategy, tagger=args.tagger,
                               out_dir=args.out, seed=args.seed, lang=args.lang,
-                              tagger_options={"max_epochs": args.max_epochs},
+                              tagger_options=parse_options(args.tagger_option),
+                              hints={"max_epochs": args.max_epochs},
                               progress=progress, batch_progress=after_batch)
         except KeyboardInterrupt:
             print(f"deid-annotator simulate: interrupted; the batches done so far are in "

@@ -9,7 +9,7 @@ corpus; dates, years, ages and short numbers (4 digits or fewer, as ``19`` of
 equals some other patient's real date, which reveals nothing). Matching is
 case-insensitive and by whole words: a string is its run of word
 tokens (``\\w+``) with the punctuation between them (whitespace runs count as one
-space), so ``Smith`` does not match inside ``Smithfield`` and ``410-555-9876.``
+space), so ``Smith`` does not match inside ``Smithfield`` and ``617-555-0123.``
 is looked for as ``410-555-9876``.
 
 Inside a replacement (the output spans, paired in order with the input's
@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 from ..corpus import Corpus, Note, Span
@@ -140,8 +141,13 @@ class _Phrase:
         return min(self.labels.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
+_WS = re.compile(r"\s+")
+
+
 def _norm_sep(sep: str) -> str:
-    return re.sub(r"\s+", " ", sep)
+    if sep == " " or not sep or not any(c.isspace() for c in sep):
+        return sep
+    return _WS.sub(" ", sep)
 
 
 def _phrase_key(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
@@ -153,26 +159,63 @@ def _phrase_key(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | Non
     return tokens, seps, text[toks[0].start():toks[-1].end()]
 
 
-def _tokens(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group(0).lower()) for m in _TOKEN.finditer(text)]
+def _lower(text: str) -> str:
+    """``text`` in lower case with the same length (the few characters whose lower case is
+    longer, such as the Turkish dotted I, are left as they are)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
-def _occurrences(text: str, toks: list[tuple[int, int, str]],
-                 by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]):
-    """Yield ((tokens, seps), start, end) for every whole-word occurrence of an indexed phrase."""
-    n = len(toks)
-    for i, (start, _, word) in enumerate(toks):
-        for tokens, seps in by_first.get(word, ()):
-            k = len(tokens)
-            if i + k > n:
-                continue
-            ok = True
-            for j in range(1, k):
-                if toks[i + j][2] != tokens[j] or _norm_sep(text[toks[i + j - 1][1]:toks[i + j][0]]) != seps[j - 1]:
-                    ok = False
+@lru_cache(maxsize=4096)
+def _word_rx(word: str) -> re.Pattern:
+    # the literal first, so that re can search for it fast; the start is checked by hand
+    return re.compile(re.escape(word) + r"(?!\w)")
+
+
+_NON_WORD = re.compile(r"\W*")
+
+
+@dataclass(slots=True)
+class _Node:
+    keys: list = field(default_factory=list)     # phrases ending here
+    next: dict = field(default_factory=dict)     # (separator, word) -> _Node
+
+
+def _trie(phrases) -> dict[str, _Node]:
+    """Phrases by first word, then by (separator, word) step by step."""
+    roots: dict[str, _Node] = {}
+    for tokens, seps in phrases:
+        node = roots.setdefault(tokens[0], _Node())
+        for sep, word in zip(seps, tokens[1:]):
+            node = node.next.setdefault((sep, word), _Node())
+        node.keys.append((tokens, seps))
+    return roots
+
+
+def _occurrences(text: str, roots: dict[str, _Node]):
+    """Yield ((tokens, seps), start, end) for every whole-word occurrence of a phrase in the
+    trie ``roots``. Only the words of ``text`` that start some phrase are looked at."""
+    low = _lower(text)
+    for first in set(_TOKEN.findall(low)) & roots.keys():
+        for m in _word_rx(first).finditer(low):
+            if m.start() and (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_"):
+                continue  # inside a longer word
+            node, pos = roots[first], m.end()
+            while True:
+                for key in node.keys:
+                    yield key, m.start(), pos
+                if not node.next:
                     break
-            if ok:
-                yield (tokens, seps), start, toks[i + k - 1][1]
+                sep = _NON_WORD.match(low, pos)
+                word = _TOKEN.match(low, sep.end())
+                if word is None:
+                    break
+                node = node.next.get((_norm_sep(sep.group(0)), word.group(0)))
+                if node is None:
+                    break
+                pos = word.end()
 
 
 def _inside(spans: list[Span], start: int, end: int) -> int | None:
@@ -252,9 +295,7 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
                         add(note, s.label, ((m.group(0).lower(),), (), m.group(0)))
     report.skipped = sorted(skipped.values(), key=lambda x: (x.reason, x.label, x.string.lower()))
     report.checked = len(phrases)
-    by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
-    for tokens, seps in phrases:
-        by_first.setdefault(tokens[0], []).append((tokens, seps))
+    roots = _trie(phrases)
 
     out_by_id = deidentified.by_id()
     for note in original.notes:
@@ -276,12 +317,12 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
             return ph.anywhere or scope in ph.scopes
 
         outside: Counter = Counter()
-        for key, start, end in _occurrences(note.text, _tokens(note.text), by_first):
+        for key, start, end in _occurrences(note.text, roots):
             if judged(key) and not _overlaps_any(in_spans, start, end):
                 outside[key] += 1
 
         counted: Counter = Counter()
-        for key, start, end in _occurrences(out.text, _tokens(out.text), by_first):
+        for key, start, end in _occurrences(out.text, roots):
             if not judged(key):
                 continue
             j = _inside(out_spans, start, end) if paired else None

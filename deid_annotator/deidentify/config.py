@@ -59,7 +59,6 @@ class DeidConfig:
     age_shift_years: int = 2
     over_89_text: str = "90+"
     fuzzy_threshold: float = 80.0
-    locale: str = "en_US"
 
     # -- queries ------------------------------------------------------------------
     def kind(self, label: str) -> str:
@@ -108,7 +107,9 @@ class DeidConfig:
         if not self.allowed_offsets():
             raise DeidError(
                 f"date_shift_days {list(self.date_shift_days)} holds no offset of at least "
-                f"{max(self.min_shift_days, 1)} day(s)" + (" that is a multiple of 7" if self.keep_weekday else "")
+                f"{max(self.min_shift_days, 1)} day(s)"
+                + (" that is a multiple of 7 (keep_weekday)" if self.keep_weekday
+                   else " that is not a multiple of 7 (those are kept for keep_weekday)")
             )
         if self.ages not in ("keep", "shift"):
             raise DeidError(f"ages must be 'keep' or 'shift', not {self.ages!r}")

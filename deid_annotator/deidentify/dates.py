@@ -8,14 +8,16 @@ zero padding, month name full or abbreviated, case, ordinal suffix).
 
 Formats understood (case-insensitive, optionally after a weekday ``Mon, ``):
 
-* numeric ``5/13``, ``05/13/2087``, ``5-13-87``, ``11/21.93`` (US month first;
+* numeric ``5/13``, ``05/13/2087``, ``5-13-87``, ``11/24.91`` (US month first;
   ``day_first`` swaps; a first number above 12 is read as a day),
-  ISO ``2087-05-13``, month-year ``05/2087`` and ``12/93`` (when 93 cannot be a day), compact ``20870513`` and ``051387``;
+  ISO ``2087-05-13``, month-year ``05/2087`` and ``12/91`` (when 93 cannot be a day), compact ``20870513`` and ``051387``;
 * with month names: ``May 13``, ``May 13th, 2087``, ``13-May-2087``,
-  ``28 Oct, 88``, ``13th of May``, ``May 2087``, ``Oct '88``, ``May``, ``nov.``;
+  ``27 Oct, 86``, ``13th of May``, ``May 2087``, ``Oct '88``, ``May``, ``dec.``;
 * partial dates: a bare day ``13``, ``21st``; a bare month ``July``; a bare
   weekday ``Tuesday``; a bare year ``2087``, ``'87``;
-* two dates in one span: ``10/15-10/16``, ``10/15-16``, ``10/03/10/04``.
+* two dates in one span: ``10/11-10/12``, ``10/1-2``, ``10/05/10/06``;
+* dates inside other words of a span, ``on 5/13 at 10:30``: the dates move, the
+  rest (times of day included) stays, as long as no other digit is left.
 
 Partial dates are placed on the patient's reference date (the most common year
 and month among the patient's dates that have them, else 2000-01) to be shifted:
@@ -26,7 +28,7 @@ one year in the offset's direction (an offset of +200 days moves ``2087`` to
 as 19xx above 30 and 20xx otherwise (only leap years depend on it) and written
 back with two digits.
 
-A value none of this can read (``2/31/14``, free text) gets ``None`` from
+A value none of this can read (``2/30/11``, free text) gets ``None`` from
 :meth:`DateShifter.shift`; the caller replaces it with a same-shape surrogate and
 reports it.
 """
@@ -82,6 +84,8 @@ _SEARCH = re.compile(
     re.IGNORECASE,
 )
 
+_TIME = re.compile(r"(?<!\d)\d{1,2}:\d\d(?::\d\d)?(?:\s*[ap]\.?m\.?)?(?![\w:])|(?<!\d)\d{1,2}\s*[ap]\.?m\.?(?!\w)",
+                   re.IGNORECASE)
 _COMPACT = {"ymd8", "mdy8", "mdy6"}
 _NUMERIC_MD = {"mdy", "md", "mdy6", "mdy8"}
 
@@ -367,9 +371,11 @@ class DateShifter:
             if rp is None:
                 continue
             score = min(len(lp.components), len(rp.components))
+            if ch in "/." and score < 2:
+                continue  # 2/30/11 is not "the 2nd, then 30/11": only ranges (10/1-2) have a bare part
             if best is not None and score <= best[0]:
                 continue
-            # the right part inherits what it lacks (10/15-16: the 16th of October)
+            # the right part inherits what it lacks (10/1-2: the 16th of October)
             rref = RefDate(lp.year if lp.year is not None else self.ref.year,
                            lp.month if lp.month is not None else self.ref.month, self.ref.day)
             lstrip = left.rstrip()
@@ -395,6 +401,7 @@ class DateShifter:
             pos = m.end()
             found = True
         leftover = "".join(out[0::2]) + value[pos:]  # the text between the dates found
+        leftover = _TIME.sub(" ", leftover)         # a time of day is not PHI: 5/13 10:30
         if not found or any(ch.isdigit() for ch in leftover):
             return None
         out.append(value[pos:])

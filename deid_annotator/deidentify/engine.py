@@ -31,11 +31,11 @@ from . import kinds as K
 from .config import REDACT, SHIFT, SURROGATE, TAG, DeidConfig, as_config
 from .dates import DateShifter, RefDate, parse_date, reference_date
 from .mapping import SurrogateMapping
-from .shapes import rng_for, shape_surrogate
+from .shapes import rng_for
 from .spans import resolve_spans
-from .surrogates import ScopeSurrogates
+from .surrogates import STOP_WORDS, ScopeSurrogates
 
-KEEP = "keep"  # the method recorded for an age kept as it is (89 or less, ages = "keep")
+KEEP = "keep"  # recorded for a value left as it is: an age <= 89 (ages = "keep"), a lone stop word
 
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -105,6 +105,10 @@ class DeidentifyResult:
     stats: DeidentifyStats
     seed: int = 0           # a secret: with it and the code, offsets and surrogates can be recomputed
 
+    def stats_table(self) -> str:
+        """What was replaced, per label and method (no PHI in it)."""
+        return self.stats.summary()
+
 
 def _safe_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and not value.strip())
@@ -141,12 +145,11 @@ def scope_of(note: Note) -> str:
 class _Scope:
     """Everything that must agree across one patient's notes."""
 
-    def __init__(self, scope: str, cfg: DeidConfig, seed: int, exclude: set[str],
+    def __init__(self, scope: str, cfg: DeidConfig, seed: int, exclude: set[str], offsets: list[int],
                  date_values: list[tuple[str, str]], name_values: list[str]):
         self.scope = scope
         self.cfg = cfg
         rng = rng_for(seed, "offset", scope)
-        offsets = cfg.allowed_offsets()
         self.offset = offsets[rng.randrange(len(offsets))]
         parses = [p for p in (parse_date(v, day_first=cfg.day_first, year_first=k == K.YEAR)
                               for v, k in date_values) if p is not None]
@@ -159,7 +162,7 @@ class _Scope:
 
     def shift_date(self, value: str, *, year_first: bool) -> str | None:
         """``value`` shifted; ``None`` when unreadable. A partial date that the offset would
-        leave as it was (the 13th moved by exactly a month, 5/13 by 365 days, "Nov" by 353 days) is
+        leave as it was (the 13th moved by exactly a month, 5/13 by 365 days, "Dec" by 353 days) is
         placed on the next reference day, month, then year that changes it: it must not survive."""
         moved = self.shifter.shift(value, year_first=year_first)
         if moved is None or moved.lower() != value.lower():
@@ -226,6 +229,7 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
         stats.merged_spans += merged
         resolved.append((note, spans))
     exclude = _exclusions(resolved)
+    offsets = cfg.allowed_offsets()
 
     by_scope: dict[str, list[int]] = {}
     for i, (note, _) in enumerate(resolved):
@@ -253,7 +257,7 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
                     date_values.append((v, k))
                 elif k == K.NAME and cfg.method(s.label) in (SURROGATE, SHIFT):
                     name_values.append(v)
-        state = _Scope(scope, cfg, seed, exclude, date_values, name_values)
+        state = _Scope(scope, cfg, seed, exclude, offsets, date_values, name_values)
         if date_values:
             mapping.date_offsets[scope] = state.offset
         for i in indices:
@@ -284,6 +288,8 @@ def _deidentify_note(note: Note, spans: list[Span], state: _Scope, kind, stats: 
         trail = raw[len(lead) + len(core):]
         if core:
             replacement, used = _replace(core, s, kind(s.label), state, note, stats)
+            if replacement == core:
+                used = KEEP  # a lone stop word of a place ("of"), an age <= 89, a kept weekday
             stats.replacements[(s.label, used)] += 1
             mapping.add(state.scope, s.label, core, replacement, used)
         else:
@@ -322,7 +328,7 @@ def _replace(core: str, span: Span, kind: str, state: _Scope, note: Note,
         moved = state.shift_date(core, year_first=kind == K.YEAR)
         if moved is not None:
             return moved, (KEEP if moved == core else SHIFT)
-        # unreadable (2/31/14): same shape, new digits and letters, consistent in the patient
+        # unreadable (2/30/11): same shape, new digits and letters, consistent in the patient
         unparsed(SURROGATE)
         return sur.ident(core), SURROGATE
     if kind == K.AGE:
@@ -342,16 +348,11 @@ def _replace(core: str, span: Span, kind: str, state: _Scope, note: Note,
         else:
             return core, KEEP
         return core[:m.start()] + new + core[m.end():], SHIFT if shift else SURROGATE
-    if kind == K.NAME:
-        return sur.name(core), SURROGATE
-    if kind == K.LOCATION:
-        return sur.location(core), SURROGATE
-    if kind == K.PHONE:
-        return sur.phone(core), SURROGATE
-    if kind == K.ID:
-        return sur.ident(core), SURROGATE
-    if kind == K.CONTACT:
-        return sur.contact(core), SURROGATE
-    if kind == K.PROFESSION:
-        return sur.profession(core), SURROGATE
+    generate = {K.NAME: sur.name, K.LOCATION: sur.location, K.PHONE: sur.phone, K.ID: sur.ident,
+                K.CONTACT: sur.contact, K.PROFESSION: sur.profession}.get(kind)
+    if generate is not None:
+        new = generate(core)
+        if new.lower() == core.lower() and core.lower() not in STOP_WORDS:
+            new = sur.ident(core)  # nothing the generator could change (no letters?): same shape
+        return new, SURROGATE
     return fallback(kind)

@@ -63,7 +63,7 @@ def label_words(label: str) -> list[str]:
     return [w.lower() for w in _CAMEL.findall(label)]
 
 
-def _any_sub(words: list[str], joined: str, subs: tuple[str, ...]) -> bool:
+def _any_sub(joined: str, subs: tuple[str, ...]) -> bool:
     return any(s in joined for s in subs)
 
 
@@ -74,27 +74,27 @@ def guess_kind(label: str) -> str:
     wordset = set(words)
     if "year" in joined or wordset & {"yr", "yyyy"}:
         return YEAR
-    if _any_sub(words, joined, ("date", "dob", "birth", "day", "month")) or wordset & {"dt", "time"}:
+    if _any_sub(joined, ("date", "dob", "birth", "day", "month")) or wordset & {"dt", "time"}:
         return DATE
-    if _any_sub(words, joined, ("phone", "fax", "pager", "mobile", "cell")) or wordset & {"tel", "telephone"}:
+    if _any_sub(joined, ("phone", "fax", "pager", "mobile", "cell")) or wordset & {"tel", "telephone"}:
         return PHONE
-    if _any_sub(words, joined, ("email", "mail", "url", "web", "ipaddr", "contact")) or wordset & {"ip", "www"}:
+    if _any_sub(joined, ("email", "mail", "url", "web", "ipaddr", "contact")) or wordset & {"ip", "www"}:
         return CONTACT
     if wordset & {"age", "ages", "aged"}:
         return AGE
     if wordset & {"id", "ids", "mrn", "ssn", "idnum", "num", "number", "no", "nr", "uid"} or _any_sub(
-        words, joined, ("record", "account", "licen", "serial", "device", "vehicle", "bioid",
+        joined, ("record", "account", "licen", "serial", "device", "vehicle", "bioid",
                         "healthplan", "insurance", "identifier", "username", "medicaid", "medicare")
     ):
         return ID
-    if _any_sub(words, joined, ("loc", "hosp", "city", "street", "zip", "postcode", "postal", "state",
+    if _any_sub(joined, ("loc", "hosp", "city", "street", "zip", "postcode", "postal", "state",
                                  "country", "address", "addr", "organi", "facility", "institution",
                                  "department", "ward", "room", "clinic", "place", "town", "county",
                                  "region", "site")) or wordset & {"dept", "org", "geo"}:
         return LOCATION
-    if _any_sub(words, joined, ("profession", "occupation", "job", "employ")):
+    if _any_sub(joined, ("profession", "occupation", "job", "employ")):
         return PROFESSION
-    if _any_sub(words, joined, ("name", "patient", "doctor", "physician", "person", "relative",
+    if _any_sub(joined, ("name", "patient", "doctor", "physician", "person", "relative",
                                  "initial", "nurse", "proxy", "family", "provider", "staff")) or wordset & {
         "pt", "hcp", "dr", "md", "rn"
     }:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import random
 import string
-from typing import Iterable, Sequence
+from typing import Container, Sequence
 
 
 def rng_for(seed: int, *parts: object) -> random.Random:
@@ -49,12 +49,22 @@ def like_case(word: str, model: str) -> str:
     return apply_case(word, c)
 
 
+class AnyOf:
+    """Membership in any of several sets, without copying them into one."""
+
+    def __init__(self, *sets: Container[str]):
+        self.sets = sets
+
+    def __contains__(self, item: object) -> bool:
+        return any(item in s for s in self.sets)
+
+
 def shape_surrogate(value: str, rng: random.Random, *, keep_first_nonzero: bool = True,
-                    avoid: Iterable[str] = ()) -> str:
+                    avoid: Container[str] = ()) -> str:
     """Same shape, new characters: digits -> digits, letters -> letters of the same case,
     anything else kept (``617-555-1234`` -> ``###-###-####``). Never returns ``value`` itself
-    (when it has a digit or letter) nor anything in ``avoid`` (compared case-insensitively)."""
-    avoid_set = {a.lower() for a in avoid}
+    (when it has a digit or letter) nor anything whose lower case is in ``avoid``."""
+    avoid_set = avoid
     if not any(c.isalnum() for c in value):
         return value
     for _ in range(50):
@@ -82,7 +92,7 @@ def shape_surrogate(value: str, rng: random.Random, *, keep_first_nonzero: bool 
     )
 
 
-def pick(rng: random.Random, pool: Sequence[str], exclude: set[str], *, first_letter_not: str = "",
+def pick(rng: random.Random, pool: Sequence[str], exclude: Container[str], *, first_letter_not: str = "",
          fallback: Sequence[str] = ()) -> str | None:
     """A random element of ``pool`` whose lower case is not in ``exclude`` (and, when given,
     does not start with ``first_letter_not``); tries ``fallback`` next; ``None`` when both run out."""

@@ -9,9 +9,9 @@ and ``Smith, John`` become ``Jones``, ``JONES``, ``Mr. Jones``, ``P. Jones``,
 * a word is looked up lower-cased; an unseen word of 5+ letters within
   ``fuzzy_threshold`` (rapidfuzz OSA similarity, 0-100; one typo or swap in five
   letters is 80) of a known word with the same first letter is taken as a
-  misspelling of it (``Nicolson`` or ``Smiht`` -> the surrogate of ``Nicholson``,
+  misspelling of it (``Pembertn`` or ``Smiht`` -> the surrogate of ``Pemberton``,
   ``Smith``), and
-  a name split by a stray space (``Bweighou se``) is joined when the join is known;
+  a name split by a stray space (``Quillfea ther``) is joined when the join is known;
 * the surrogate keeps the word's case (ALL CAPS, lower, Title), a possessive
   ``'s``, titles (Mr., Dr., ...) and punctuation; given names keep their gender
   when Faker's lists know it, and never start with the original's initial, so an
@@ -22,7 +22,7 @@ and ``Smith, John`` become ``Jones``, ``JONES``, ``Mr. Jones``, ``P. Jones``,
 
 Locations map word by word too: US states to states, state codes to codes,
 facility words (Hospital, Memorial, St.) to words of their class, short acronyms
-(GH, VAMC) to random letters, other words to Faker surnames, numbers to numbers.
+(GH, MGH) to random letters, other words to Faker surnames, numbers to numbers.
 Phones and ids keep their digit/letter pattern (``617-555-1234`` ->
 ``###-###-####``) and are keyed by their digits, so ``617 555 1234`` gets the same
 digits. E-mails and URLs keep their structure, scheme and top-level domain.
@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from .shapes import like_case, pick, rng_for, shape_surrogate
+from .shapes import AnyOf, like_case, pick, rng_for, shape_surrogate
 
 TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "jr", "sr", "ii", "iii", "iv",
                     "md", "rn", "np", "phd", "dds", "pa", "sister", "father", "rev"})
@@ -138,29 +138,23 @@ class ScopeSurrogates:
                     self._name_token(base, role)
 
     def _name_words(self, value: str) -> list[tuple[str, str | None]]:
-        matches = [m.group(0) for m in _NAME_WORD.finditer(value)]
-        content = [w for w in matches if w.lower() not in TITLES and len(self._base(w)[0]) > 1]
-        out: list[tuple[str, str | None]] = []
+        """The words of a name with their role: ``last``, ``given`` or ``None`` (a lone word)."""
+        matches = list(_NAME_WORD.finditer(value))
+        content = [m for m in matches if m.group(0).lower() not in TITLES and len(self._base(m.group(0))[0]) > 1]
         comma = value.find(",")
-        pos = 0
-        for w in matches:
-            i = value.find(w, pos)
-            pos = i + len(w)
+        roles: list[str | None] = []
+        for m in matches:
             if comma >= 0:
-                role = "last" if i < comma else "given"
+                roles.append("last" if m.start() < comma else "given")
             elif len(content) <= 1:
-                role = None
+                roles.append(None)
             else:
-                role = "last" if w == content[-1] else "given"
-            out.append((w, role))
-        # a hyphenated name takes the role of its last part (FORMAN-LYONS is a surname)
-        for i in range(len(out) - 2, -1, -1):
-            w, _ = out[i]
-            nxt = out[i + 1][0]
-            j = value.find(w) + len(w)
-            if value[j:j + 1] == "-" and value[j + 1:].startswith(nxt):
-                out[i] = (w, out[i + 1][1])
-        return out
+                roles.append("last" if m is content[-1] else "given")
+        # a hyphenated name takes the role of its last part (HARTLEY-BROOKE is a surname)
+        for i in range(len(matches) - 2, -1, -1):
+            if value[matches[i].end():matches[i + 1].start()] == "-":
+                roles[i] = roles[i + 1]
+        return [(m.group(0), r) for m, r in zip(matches, roles)]
 
     @staticmethod
     def _base(word: str) -> tuple[str, str]:
@@ -185,7 +179,7 @@ class ScopeSurrogates:
         return best
 
     def _joined(self, value: str) -> str | None:
-        """``Bweighou se`` -> ``bweighouse`` when that (or a near spelling) is a known name."""
+        """``Quillfea ther`` -> ``quillfeather`` when that (or a near spelling) is a known name."""
         parts = value.split()
         if len(parts) < 2 or not all(p.isalpha() for p in parts):
             return None
@@ -212,7 +206,7 @@ class ScopeSurrogates:
         else:
             pool = p.last
         used = self._used("name")
-        exclude = self.exclude | used | {key}
+        exclude = AnyOf(self.exclude, used, {key})
         rng = self._rng("name", key)
         sur = pick(rng, pool, exclude, first_letter_not=key[:1], fallback=p.last + p.given)
         if sur is None:  # every list exhausted: an invented word
@@ -268,7 +262,7 @@ class ScopeSurrogates:
             self.loc_tokens[key] = self.loc_tokens[alias]
             return self.loc_tokens[key]
         used = self._used("location")
-        exclude = self.exclude | used | {key}
+        exclude = AnyOf(self.exclude, used, {key})
         rng = self._rng("location", key)
         sur: str | None
         if key in p.states_set:
@@ -279,7 +273,7 @@ class ScopeSurrogates:
             sur = pick(rng, p.facility_class[key], exclude, fallback=p.last)
         elif len(key) <= 2 or (len(key) <= 5 and word.isupper() and (len(key) <= 3 or _vowels(key) <= 1)) \
                 or (len(key) <= 3 and _vowels(key) == 0):
-            sur = None  # an acronym: GH, VAMC
+            sur = None  # an acronym: GH, MGH
             for _ in range(100):
                 cand = "".join(rng.choice(string.ascii_uppercase) for _ in key)
                 if cand.lower() not in exclude:
@@ -316,7 +310,7 @@ class ScopeSurrogates:
         k = (kind, digits)
         if k not in self.values:
             rng = self._rng(kind, digits)
-            self.values[k] = shape_surrogate(digits, rng, avoid=self.exclude | self._used(kind))
+            self.values[k] = shape_surrogate(digits, rng, avoid=AnyOf(self.exclude, self._used(kind)))
             self._used(kind).add(self.values[k])
         return self.values[k]
 
@@ -336,7 +330,7 @@ class ScopeSurrogates:
         k = ("id", key)
         if k not in self.values:
             rng = self._rng("id", key)
-            self.values[k] = shape_surrogate(key, rng, avoid=self.exclude | self._used("id"))
+            self.values[k] = shape_surrogate(key, rng, avoid=AnyOf(self.exclude, self._used("id")))
             self._used("id").add(self.values[k])
         new = iter(self.values[k])
         out = []
@@ -370,7 +364,7 @@ class ScopeSurrogates:
                 elif w.lower() in _KEEP_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
                     out.append(w)
                 else:
-                    sur = pick(rng, self.p.last, self.exclude | {w.lower()}) or shape_surrogate(w, rng)
+                    sur = pick(rng, self.p.last, AnyOf(self.exclude, {w.lower()})) or shape_surrogate(w, rng)
                     out.append(like_case(sur.lower() if w.islower() else sur, w))
             out.append(value[pos:])
             result = "".join(out)
@@ -383,7 +377,7 @@ class ScopeSurrogates:
         k = ("profession", value.lower())
         if k not in self.values:
             rng = self._rng("profession", value.lower())
-            self.values[k] = pick(rng, self.p.jobs, self.exclude | {value.lower()}) or "worker"
+            self.values[k] = pick(rng, self.p.jobs, AnyOf(self.exclude, {value.lower()})) or "worker"
         job = self.values[k]
         if value.isupper():
             return job.upper()

@@ -102,43 +102,47 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
 
 
 def _ann_text(note: Note, layout: dict) -> str:
-    items = layout.get("lines", [])
-    available = Counter(s.key for s in note.spans)
     for s in note.spans:
         note.check_span(s, "brat")
         if not _LABEL.fullmatch(s.label):
             raise FormatError(f"note {note.id!r}: label {s.label!r} cannot be written in brat "
                               f"(it contains a space)")
+    items = layout.get("lines", [])
+    kept, dropped, unmatched = _match_entities(note, items)
+    out: list[list[str]] = [[content, eol] for k, (content, eol, fragments, _) in enumerate(items)
+                            if k in kept or (fragments is None and not _refers_to(content, dropped))]
+    eol = layout.get("eol", "\n")
+    number = max((int(c.split("\t", 1)[0][1:]) for c, _, f, _ in items
+                  if f is not None and c.split("\t", 1)[0][1:].isdigit()), default=0)
+    for s in sorted(unmatched, key=lambda s: s.key):
+        number += 1
+        if out and not out[-1][1]:
+            out[-1][1] = eol   # the old last line had no line break
+        out.append([f"T{number}\t{s.label} {s.start} {s.end}\t{one_line(note.span_text(s))}", eol])
+    return "".join(content + line_eol for content, line_eol in out)
+
+
+def _match_entities(note: Note, items: list) -> tuple[set[int], set[str], list[Span]]:
+    """Which stored T lines still stand for spans of the note (all their fragments, same
+    text), the ids of those that do not, and the spans no stored line stands for."""
+    available = Counter(s.key for s in note.spans)
     kept, dropped = set(), set()
     for k, (content, _, fragments, covered) in enumerate(items):
         if fragments is None:
             continue
         need = Counter(tuple(f) for f in fragments)
-        still = " ".join(note.text[s:e] for s, e, _ in fragments if e <= len(note.text)) == covered
-        if still and all(available[key] >= n for key, n in need.items()):
+        same_text = " ".join(note.text[s:e] for s, e, _ in fragments) == covered
+        if same_text and all(available[key] >= n for key, n in need.items()):
             available -= need
             kept.add(k)
         else:
             dropped.add(content.split("\t", 1)[0])
-    out: list[list[str]] = []
-    for k, (content, eol, fragments, _) in enumerate(items):
-        if k in kept or (fragments is None and not _refers_to(content, dropped)):
-            out.append([content, eol])
-    eol = layout.get("eol", "\n")
-    taken = [int(c.split("\t", 1)[0][1:]) for c, _, f, _ in items
-             if f is not None and c.split("\t", 1)[0][1:].isdigit()]
-    number = max(taken, default=0)
-    new = []
+    unmatched = []
     for s in note.spans:
         if available[s.key] > 0:
             available[s.key] -= 1
-            new.append(s)
-    for s in sorted(new, key=lambda s: s.key):
-        number += 1
-        if out and not out[-1][1]:
-            out[-1][1] = eol
-        out.append([f"T{number}\t{s.label} {s.start} {s.end}\t{one_line(note.span_text(s))}", eol])
-    return "".join(content + line_eol for content, line_eol in out)
+            unmatched.append(s)
+    return kept, dropped, unmatched
 
 
 def _refers_to(content: str, ids: set[str]) -> bool:

@@ -68,49 +68,55 @@ def _read_file(path: Path, note_id: str, labels: LabelSet | None) -> tuple[Note,
     events = parse_events(body.encode("utf-8"), path)
     text_at = _child(events, "TEXT", path, required=True)
     text_end = _matching_end(events, text_at)
-    pieces, in_cdata = [], False
-    for e in events[text_at + 1:text_end]:
-        if e.kind == "chars":
-            pieces.append(raw_text_of(e, in_cdata))
-        elif e.kind in ("cdata_start", "cdata_end"):
-            in_cdata = e.kind == "cdata_start"
-        else:
-            raise FormatError("unexpected markup inside <TEXT> (only text is allowed)", path, e.line)
-    text = "".join(pieces)
+    text = _raw_text(events[text_at + 1:text_end], path)
     content = _join(events[text_at + 1:text_end])
     form = next((f for f in ("cdata", "escaped") if _encode_text(text, f) == content), "raw")
     layout = {"bom": bom, "head": _join(events[:text_at + 1]), "form": form,
               "sha1": _sha1(text), "empty_text_element": events[text_at].raw.endswith("/>")}
     if form == "raw":
         layout["content"] = content
-    spans, tags = [], []
+    spans: list[Span] = []
+    layout["tags"] = []
     tags_at = _child(events, "TAGS", path, required=False)
-    after_text = text_end
     if tags_at is None or events[tags_at].raw.endswith("/>"):
-        layout.update(mid=_join(events[after_text:]), tail="", slot=False)
-    else:
-        tags_end = _matching_end(events, tags_at)
-        k = tags_at + 1
-        bounds = []   # (first, last) event index of each tag element
-        while k < tags_end:
-            if events[k].kind == "start":
-                last = _matching_end(events, k)
-                bounds.append((k, last))
-                k = last
-            k += 1
-        first = bounds[0][0] if bounds else tags_end
-        layout.update(mid=_join(events[after_text:first]), slot=True)
-        for n, (a, b) in enumerate(bounds):
-            nxt = bounds[n + 1][0] if n + 1 < len(bounds) else None
-            tag = events[a]
-            span = _tag_span(tag, text, labels, path, note_id)
-            spans.append(span)
-            sep = _join(events[b + 1:nxt]) if nxt is not None else ""
-            tags.append([_join(events[a:b + 1]), sep, span.start, span.end, span.label,
-                         tag.attrs.get("text")])
-        layout["tail"] = _join(events[bounds[-1][1] + 1:]) if bounds else _join(events[tags_end:])
-    layout["tags"] = tags
+        layout.update(mid=_join(events[text_end:]), tail="", slot=False)
+        return Note(note_id, text, {}, spans), layout
+    tags_end = _matching_end(events, tags_at)
+    bounds = _children(events, tags_at + 1, tags_end)
+    first = bounds[0][0] if bounds else tags_end
+    layout.update(mid=_join(events[text_end:first]), slot=True,
+                  tail=_join(events[bounds[-1][1] + 1 if bounds else tags_end:]))
+    for n, (a, b) in enumerate(bounds):
+        span = _tag_span(events[a], text, labels, path, note_id)
+        spans.append(span)
+        sep = _join(events[b + 1:bounds[n + 1][0]]) if n + 1 < len(bounds) else ""
+        layout["tags"].append([_join(events[a:b + 1]), sep, span.start, span.end, span.label,
+                               events[a].attrs.get("text")])
     return Note(note_id, text, {}, spans), layout
+
+
+def _raw_text(events: list[Event], path: Path) -> str:
+    """TEXT's content as the file has it (CRLF and CR kept), references expanded."""
+    pieces, in_cdata = [], False
+    for e in events:
+        if e.kind == "chars":
+            pieces.append(raw_text_of(e, in_cdata))
+        elif e.kind in ("cdata_start", "cdata_end"):
+            in_cdata = e.kind == "cdata_start"
+        else:
+            raise FormatError("unexpected markup inside <TEXT> (only text is allowed)", path, e.line)
+    return "".join(pieces)
+
+
+def _children(events: list[Event], first: int, stop: int) -> list[tuple[int, int]]:
+    """(start, end) event indices of the elements directly between ``first`` and ``stop``."""
+    bounds, k = [], first
+    while k < stop:
+        if events[k].kind == "start":
+            bounds.append((k, _matching_end(events, k)))
+            k = bounds[-1][1]
+        k += 1
+    return bounds
 
 
 def _tag_span(tag: Event, text: str, labels: LabelSet | None, path: Path, note_id: str) -> Span:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -56,11 +57,18 @@ class RetrainResult:
     tagger: Tagger | None = field(default=None, repr=False)
 
 
-def _accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
+def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
+    """The options (not None) that the tagger takes: those of its module's ``DEFAULTS``
+    table when it has one (crf, bilstm-crf), else its constructor's named parameters;
+    a constructor taking ``**options`` without such a table gets them all."""
+    options = {k: v for k, v in options.items() if v is not None}
+    known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
+    if isinstance(known, dict):
+        return {k: v for k, v in options.items() if k in known}
     params = inspect.signature(cls.__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return {k: v for k, v in options.items() if v is not None}
-    return {k: v for k, v in options.items() if k in params and v is not None}
+        return options
+    return {k: v for k, v in options.items() if k in params}
 
 
 def supports_warm_start(tagger: Tagger) -> bool:
@@ -138,7 +146,9 @@ class RetrainJob:
     """Train the project's tagger on its gold notes and store a new model version.
 
     ``tagger_name``: the tagger to train (default: the current version's, else ``crf``).
-    ``options``: tagger options (those its constructor does not take are ignored).
+    ``options``: tagger options, passed as they are (the tagger refuses unknown ones).
+    ``hints``: options passed only to taggers that take them (e.g. ``seed``, ``device``,
+    ``max_epochs``), see :func:`accepted_options`.
     ``eval_share``: the evaluation slice's share of patients (0: no slice, train on all).
     ``refresh``: pre-annotate the open batches again with the new version.
     ``on_finished``: called in the worker thread with the job when it ends (any outcome).
@@ -147,7 +157,8 @@ class RetrainJob:
     DEFAULT_TAGGER = "crf"
 
     def __init__(self, project_path: str | os.PathLike | Project, tagger_name: str | None = None, *,
-                 options: dict[str, Any] | None = None, progress: Progress | None = None,
+                 options: dict[str, Any] | None = None, hints: dict[str, Any] | None = None,
+                 progress: Progress | None = None,
                  eval_share: float = EVAL_SHARE, min_gold_notes: int = MIN_GOLD_NOTES,
                  warm_start: bool = True, refresh: bool = True, annotator: str | None = None,
                  on_finished: Callable[["RetrainJob"], None] | None = None):
@@ -155,6 +166,7 @@ class RetrainJob:
                                  else project_path)
         self.tagger_name = tagger_name
         self.options = dict(options or {})
+        self.hints = dict(hints or {})
         self.progress = progress if progress is not None else Progress()
         self.eval_share = eval_share
         self.min_gold_notes = min_gold_notes
@@ -235,7 +247,7 @@ class RetrainJob:
             cls = tagger_class(name)
             if not cls.trainable:
                 raise DeidError(f"the {name!r} tagger does not learn; choose a trainable tagger")
-            tagger = cls(lang=project.lang, **_accepted_options(cls, self.options))
+            tagger = cls(lang=project.lang, **{**accepted_options(cls, self.hints), **self.options})
             train, held, why = split_eval_slice(gold.notes, self.eval_share, self.min_gold_notes)
             fit_kwargs: dict[str, Any] = {}
             warm = False

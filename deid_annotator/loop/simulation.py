@@ -174,12 +174,14 @@ def plot(rows: Sequence[SimulationRow], path: Path, title: str = "",
 def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: int,
              strategy: str = "sequential", tagger: str = "crf", out_dir: str | Path | None = None,
              seed: int = 0, lang: str = "en", tagger_options: dict[str, Any] | None = None,
+             hints: dict[str, Any] | None = None,
              progress: Progress | None = None, batch_progress=None,
              workdir: str | Path | None = None) -> SimulationResult:
     """Run the loop (see the module docstring); writes ``learning_curve.csv`` (after every
     batch, so an interrupted run keeps its rows) and ``learning_curve.png`` to ``out_dir``.
 
-    ``batch_progress(k, K, row)``: called after each batch (e.g. to move a progress bar).
+    ``tagger_options`` go to the tagger as they are; ``hints`` (and the seed) only where the
+    tagger takes them. ``batch_progress(k, K, row)``: called after each batch.
     """
     check_strategy(strategy)
     if batch_size < 1 or batches < 1:
@@ -221,7 +223,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                                    for i in ids), start=_zero())
                 project.submit_batch(batch_id, ANNOTATOR)
                 report(progress, "batch", k - 1, batches, f"batch {k}: retraining")
-                job = RetrainJob(db, tagger, options=dict(tagger_options or {}, seed=seed),
+                job = RetrainJob(db, tagger, options=tagger_options,
+                                 hints=dict(hints or {}, seed=seed),
                                  progress=progress, eval_share=0.0, refresh=False)
                 trained = job.run()
                 scores = evaluate_tagger(trained.tagger, eval_corpus)["token"]

@@ -265,6 +265,16 @@ class ProjectBase:
                     conn.execute("ROLLBACK")
                 raise self._fail(exc) from exc
 
+    def transaction(self):
+        """Public form of :meth:`_write`: group several calls into one transaction, e.g.
+        ``with project.transaction(): project.accept_span(...); project.add_span(...)``.
+        Any error rolls all of it back. Inside, ``project.db`` may run extra SQL."""
+        return self._write()
+
+    def query(self, sql: str, params: Sequence | dict = ()) -> list[dict[str, Any]]:
+        """Rows of a read-only SQL query, as dicts (for reports and extensions)."""
+        return self._dicts(sql, params)
+
     # -- annotators, actions and audit rows --------------------------------------
     def _annotator(self, annotator: str | None, required: bool = True) -> str | None:
         """Check an annotator name and register it (inside the caller's transaction)."""

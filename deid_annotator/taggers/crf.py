@@ -64,7 +64,7 @@ def _pycrfsuite():
 def _make_trainer(progress: Progress | None, total: int):
     pycrfsuite = _pycrfsuite()
 
-    class _Trainer(pycrfsuite.BaseTrainer):
+    class _Trainer(pycrfsuite.Trainer):
         """Reports each L-BFGS iteration; remembers a cancel request (CRFsuite's C loop
         cannot be interrupted, so cancelling takes effect when the loop returns)."""
 

@@ -267,6 +267,7 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(r"(?<![\d\-/.])(?:\+?1[\s.\-])?(?:\(\d{3}\)\s*|\d{3}[\s.\-]?)\d{3}[\s.\-]\d{4}"
             r"(?:\s*(?:x|ext\.?)\s*\d{1,5})?(?![\d\-/])", _I), PHONE, "phone", 0.9),
         P(c(r"(?<![\d\-/.])\d{6}[\s.\-]\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
+        P(c(r"(?<![\d\-/.])\(?\d{3}\)?/\d{3}/\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
         P(c(r"(?<![\d\-/.:])\d{3}-\d{4}(?![\d\-/])"), PHONE, "phone7", 0.6, check=_check_phone7),
         P(c(r"(?i:pager|beeper|pgr|page|beep|cell|mobile|phone|tel|telephone|ph|call|"
             r"callback|ext|extension)\s*(?:#|no\.?|number|num)?\s*:?\s*#?\s*"

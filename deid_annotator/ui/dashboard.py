@@ -70,11 +70,11 @@ class DashboardWidget(QWidget):
         if any(v.token_f1 is not None for v in measured):
             ax.plot(xs, [v.token_f1 for v in measured], ":", color="#7f7f7f", label="token F1")
         for v in measured:
-            ax.annotate(f"{v.training_notes} notes", (v.number, v.f1), textcoords="offset points",
-                        xytext=(0, 7), ha="center", fontsize=8, color="#2ca02c")
-        ax.set_xlabel("model version")
+            ax.text(v.number, 0.03, f"{v.training_notes} notes", ha="center", fontsize=8, color="#555555")
+        ax.set_xlabel("model version (trained on n gold notes)")
         ax.set_ylim(0, 1.05)
         ax.set_xticks(xs)
+        ax.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)
 
@@ -88,14 +88,16 @@ class DashboardWidget(QWidget):
         xs = [b.number for b in self.batches]
         minutes = [b.seconds_per_note / 60 for b in self.batches]
         colors = ["#1f77b4" if b.submitted else "#aec7e8" for b in self.batches]
-        ax.bar(xs, minutes, color=colors)
-        ax.set_xlabel("batch (light: still open)")
+        ax.bar(xs, minutes, color=colors, width=0.6)
+        ax.set_xlabel("batch (light: still open, notes done so far)")
         ax.set_ylabel("minutes")
+        ax.set_ylim(0, max(1.0, max(minutes) * 1.15))
         ax.set_xticks(xs)
+        ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
         ax.grid(axis="y", alpha=0.3)
 
     def _plot_corrections(self, ax) -> None:
-        ax.set_title("Corrections to the pre-annotation per note")
+        ax.set_title("Corrections per note")
         if not self.batches:
             ax.text(0.5, 0.5, "No batch yet", ha="center", va="center", transform=ax.transAxes)
             ax.set_xticks([])
@@ -105,9 +107,15 @@ class DashboardWidget(QWidget):
         bottom = [0.0] * len(xs)
         for key, name, color in CORRECTION_KINDS:
             values = [b.corrections.get(key, 0) / b.notes if b.notes else 0 for b in self.batches]
-            ax.bar(xs, values, bottom=bottom, color=color, label=name)
+            bars = ax.bar(xs, values, bottom=bottom, color=color, label=name, width=0.6)
+            for bar, b in zip(bars, self.batches):
+                if not b.submitted:
+                    bar.set_alpha(0.45)
             bottom = [a + v for a, v in zip(bottom, values)]
-        ax.set_xlabel("batch")
+        ax.set_xlabel("batch (light: still open, notes done so far)")
+        ax.set_ylabel("corrections to the pre-annotation")
+        ax.set_ylim(0, max(1.0, max(bottom) * 1.15))
         ax.set_xticks(xs)
+        ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")

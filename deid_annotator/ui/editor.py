@@ -1,7 +1,8 @@
 """The note editor: the note read-only, its spans highlighted, keyboard-first.
 
 A ``QPlainTextEdit`` (fast for long notes: it lays out only what is visible) with the
-spans as ExtraSelections: one per span, formats cached per (label, state, selected).
+spans painted by a ``QSyntaxHighlighter`` (formats cached per (label, state, selected);
+a change re-paints only the blocks of the spans that changed).
 It knows nothing of the project: it draws the spans it is given and turns keys and
 clicks into signals carrying code-point offsets (converted by :mod:`.offsets`).
 
@@ -11,11 +12,13 @@ shortcuts are active; with no span selected, Shift+arrows select text as usual.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QKeyEvent, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QKeyEvent, QSyntaxHighlighter, QTextCharFormat,
+                           QTextCursor)
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip
 
 from ..annotation.keymap import KEY_TO_COMMAND, darker
 from .offsets import OffsetMap, display_text
@@ -33,6 +36,8 @@ _EDGE_COMMANDS = {"end_right", "end_left", "start_left", "start_right"}
 QT_KEY_SPELLING = {"Delete": "Del", "Escape": "Esc"}
 
 REJECTED_GREY = "#8a8a8a"
+#: The selected span: one colour for every label, so it is never missed.
+SELECTED_BG = "#1f3a93"
 
 
 def key_string(event: QKeyEvent) -> str:
@@ -77,7 +82,7 @@ def _mix(color: str, white: float) -> QColor:
 def span_format(color: str, state: str, selected: bool = False) -> QTextCharFormat:
     """How a span looks. accepted/corrected: full label colour; pending: lighter, solid
     underline; low-confidence pending: very light, dashed underline; rejected: grey,
-    struck out. The selected span: the label's dark shade, white text."""
+    struck out. The selected span: white on dark blue, underlined in the label's colour."""
     fmt = QTextCharFormat()
     dark = QColor(darker(color))
     if state in ("accepted", "corrected"):
@@ -101,9 +106,73 @@ def span_format(color: str, state: str, selected: bool = False) -> QTextCharForm
             fmt.setBackground(QColor("#d0d0d0"))
             fmt.setForeground(QColor("#303030"))
         else:
-            fmt.setBackground(dark)
+            fmt.setBackground(QColor(SELECTED_BG))
             fmt.setForeground(QColor("white"))
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+            fmt.setUnderlineColor(QColor(color))
     return fmt
+
+
+class SpanHighlighter(QSyntaxHighlighter):
+    """Paints spans as additional formats of the text layout, block by block.
+
+    Unlike ExtraSelections it needs no QTextCursor per span (each one lays out its
+    block), and a change of a few spans re-paints only their blocks. ``ranges``: tuples
+    ``(order, qt_start, qt_end, span_id, format, key)``; a higher order paints on top.
+    """
+
+    #: More changed spans than this: re-highlight the whole note at once.
+    FULL_REHIGHLIGHT = 40
+
+    def __init__(self, document):
+        super().__init__(document)
+        self.ranges: list[tuple] = []
+        self._starts: list[int] = []
+        self._longest = 0
+
+    def set_ranges(self, ranges: list[tuple]) -> None:
+        old = {r[3]: r for r in self.ranges}
+        ranges = sorted(ranges, key=lambda r: (r[1], r[0]))
+        new = {r[3]: r for r in ranges}
+        changed = [r for sid, r in new.items() if sid not in old or old[sid][1:3] + old[sid][5:] != r[1:3] + r[5:]]
+        changed += [r for sid, r in old.items() if sid not in new]
+        self.ranges = ranges
+        self._starts = [r[1] for r in ranges]
+        self._longest = max((r[2] - r[1] for r in ranges), default=0)
+        if not changed:
+            return
+        if len(changed) > self.FULL_REHIGHLIGHT or not old:
+            self.rehighlight()
+            return
+        doc = self.document()
+        blocks = {}
+        for r in changed:
+            block = doc.findBlock(r[1])
+            end = doc.findBlock(max(r[1], r[2] - 1))
+            while block.isValid():
+                blocks[block.blockNumber()] = block
+                if block == end or block.blockNumber() >= end.blockNumber():
+                    break
+                block = block.next()
+        for block in blocks.values():
+            self.rehighlightBlock(block)
+
+    def highlightBlock(self, text: str) -> None:
+        if not self.ranges:
+            return
+        block = self.currentBlock()
+        start = block.position()
+        end = start + block.length()
+        lo = bisect_left(self._starts, start - self._longest)
+        hi = bisect_right(self._starts, end)
+        if lo >= hi:
+            return
+        hits = [r for r in self.ranges[lo:hi] if r[1] < end and r[2] > start]
+        hits.sort(key=lambda r: r[0])
+        for order, a, b, _, fmt, _ in hits:
+            a, b = max(a, start), min(b, end)
+            if b > a:
+                self.setFormat(a - start, b - a, fmt)
 
 
 class NoteEditor(QPlainTextEdit):
@@ -140,6 +209,7 @@ class NoteEditor(QPlainTextEdit):
         self.label_keys: set[str] = set()
         self.span_keys_active = True      # False: a read-only note (keys only navigate)
         self._formats: dict[tuple, QTextCharFormat] = {}
+        self.highlighter = SpanHighlighter(self.document())
         self._press_pos = None
         self.setPlaceholderText("No note open. Import notes (File ▸ Import) and make a batch "
                                 "(Batch ▸ Next batch).")
@@ -153,6 +223,8 @@ class NoteEditor(QPlainTextEdit):
         """Show a note with its spans (everything replaced)."""
         self.text = text
         self.offsets = OffsetMap(text)
+        self.highlighter.ranges = []          # the new text: no partial re-highlighting
+        self.highlighter._starts = []
         self.setPlainText(display_text(text))
         self.spans = list(spans)
         self.selected_id = selected_id
@@ -165,6 +237,8 @@ class NoteEditor(QPlainTextEdit):
         self.highlight()
 
     def set_selected(self, selected_id: int | None, reveal: bool = True) -> None:
+        if selected_id == self.selected_id:
+            return
         self.selected_id = selected_id
         self.highlight()
         if reveal and selected_id is not None:
@@ -178,27 +252,21 @@ class NoteEditor(QPlainTextEdit):
         return fmt
 
     def highlight(self) -> None:
-        """Rebuild the ExtraSelections of all spans (fast: formats are cached)."""
-        doc = self.document()
+        """Give the highlighter the spans (Qt positions, formats) and redraw what changed."""
         to_qt = self.offsets.to_qt
-        selections = []
-        selected = None
-        # rejected first, so decided/pending spans overlapping them paint on top
-        for span in sorted(self.spans, key=lambda s: s.status != "rejected"):
-            sel = QTextEdit.ExtraSelection()
-            cursor = QTextCursor(doc)
-            cursor.setPosition(to_qt(span.start))
-            cursor.setPosition(to_qt(span.end), QTextCursor.KeepAnchor)
-            sel.cursor = cursor
-            is_selected = span.id == self.selected_id
-            sel.format = self._format(span.label, self.state_of(span), is_selected)
-            if is_selected:
-                selected = sel
-            else:
-                selections.append(sel)
-        if selected is not None:
-            selections.append(selected)   # drawn last: on top
-        self.setExtraSelections(selections)
+        ranges = []
+        for span in self.spans:
+            selected = span.id == self.selected_id
+            state = self.state_of(span)
+            # drawing order: rejected first, the selected span last (on top)
+            order = 2 if selected else (0 if state == "rejected" else 1)
+            ranges.append((order, to_qt(span.start), to_qt(span.end), span.id,
+                           self._format(span.label, state, selected), (span.label, state, selected)))
+        self.highlighter.set_ranges(ranges)
+
+    def highlighted_ranges(self) -> list[tuple[int, int, str, str, bool]]:
+        """(Qt start, Qt end, label, state, selected) of each highlighted span (tests)."""
+        return [(r[1], r[2], *r[5]) for r in sorted(self.highlighter.ranges, key=lambda r: (r[1], r[2]))]
 
     def reveal(self, span_id: int) -> None:
         span = next((s for s in self.spans if s.id == span_id), None)
@@ -206,7 +274,7 @@ class NoteEditor(QPlainTextEdit):
             return
         cursor = QTextCursor(self.document())
         cursor.setPosition(self.offsets.to_qt(span.start))
-        # keep the caret out of the way of text selection: place it at the span's start
+        # the caret goes to the span's start (signals blocked: this is not the annotator moving it)
         self.blockSignals(True)
         self.setTextCursor(cursor)
         self.blockSignals(False)

@@ -130,7 +130,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
         self.batch_panel = BatchPanel()
-        self.batch_panel.batchChosen.connect(lambda bid: self._guard(self.session.open_batch, bid))
+        self.batch_panel.batchChosen.connect(self._batch_chosen)
         self.batch_panel.noteChosen.connect(self._note_chosen)
         self.batch_panel.nextBatchRequested.connect(self.next_batch)
         self.batch_panel.submitRequested.connect(self.submit_and_retrain)
@@ -141,7 +141,8 @@ class MainWindow(QMainWindow):
         self.legend_dock = self._dock("Labels", self.legend, Qt.RightDockWidgetArea)
         self.propagation = PropagationPanel()
         self.propagation.applyRequested.connect(self.apply_propagation)
-        self.propagation.dismissRequested.connect(lambda: self._guard(self.session.dismiss_proposals))
+        self.propagation.dismissRequested.connect(
+            lambda: self.session is not None and self._guard(self.session.dismiss_proposals))
         self.propagation.proposalOpened.connect(self._open_proposal)
         self.propagation_dock = self._dock("Same decision elsewhere", self.propagation,
                                            Qt.RightDockWidgetArea)
@@ -485,8 +486,6 @@ class MainWindow(QMainWindow):
     def _guard(self, fn: Callable, *args, quiet: bool = True) -> Any:
         """Run a session call; a DeidError becomes a status-bar message (quick keyboard
         work should not be interrupted by dialogs), anything else an error dialog."""
-        if self.session is None and fn is not None and getattr(fn, "__self__", None) is None:
-            return None
         try:
             return fn(*args)
         except DeidError as exc:
@@ -557,6 +556,11 @@ class MainWindow(QMainWindow):
         if not spans:
             return None
         return "\n".join(describe(sp, s.text(), s.low_confidence) for sp in spans)
+
+    def _batch_chosen(self, batch_id: int) -> None:
+        if self.session is not None:
+            self._guard(self.session.open_batch, batch_id)
+            self.editor.setFocus()
 
     def _note_chosen(self, note_id: str) -> None:
         if self.session is not None:

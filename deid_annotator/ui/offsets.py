@@ -9,7 +9,10 @@ the conversion is tested headless.
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
+
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 
 
 def display_text(text: str) -> str:
@@ -23,10 +26,8 @@ class OffsetMap:
     def __init__(self, text: str):
         self.length = len(text)
         events: list[tuple[int, int]] = []   # (code point index, shift for offsets after it)
-        if text.isascii():
-            pass
-        else:
-            events.extend((i, 1) for i, ch in enumerate(text) if ord(ch) > 0xFFFF)
+        if not text.isascii():
+            events.extend((m.start(), 1) for m in _ASTRAL.finditer(text))
         if "\r\n" in text:
             start = 0
             while True:

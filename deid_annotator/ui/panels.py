@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextCursor
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, QGridLayout,
                                QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
@@ -92,8 +92,11 @@ class BatchPanel(QWidget):
         self._batch_ids = []
         for b in batches:
             state = "submitted" if b.read_only else "open"
-            model = f"v{b.model_version}" if b.model_version else "rules"
-            self.batch_combo.addItem(f"Batch {b.number} · {b.size} notes · {state} · pre-annotated by {model}")
+            model = f"model v{b.model_version}" if b.model_version else "rules"
+            self.batch_combo.addItem(f"Batch {b.number} · {state} · {b.size} notes · {model}")
+            self.batch_combo.setItemData(self.batch_combo.count() - 1,
+                                         f"Batch {b.number}: {b.size} notes, {state}, pre-annotated by "
+                                         f"{model}, selected {b.strategy}", Qt.ToolTipRole)
             self._batch_ids.append(b.id)
         if current_id in self._batch_ids:
             self.batch_combo.setCurrentIndex(self._batch_ids.index(current_id))
@@ -159,6 +162,11 @@ class LegendPanel(QWidget):
         self.grid.setHorizontalSpacing(4)
         self.grid.setVerticalSpacing(2)
         layout.addWidget(self.grid_host)
+        hint = QLabel("Press a label's key with text selected to add a span, with a span selected "
+                      "to change its label.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #555555;")
+        layout.addWidget(hint)
         self.states = QTextEdit()
         self.states.setReadOnly(True)
         self.states.setFrameShape(QFrame.NoFrame)
@@ -192,17 +200,20 @@ class LegendPanel(QWidget):
 
     def _draw_states(self, label: str | None, colors: dict[str, str]) -> None:
         color = colors.get(label, "#ffb3ba") if label else "#ffb3ba"
-        samples = [("pending", "proposed"), ("pending_low", "low confidence"), ("accepted", "accepted"),
-                   ("corrected", "corrected"), ("rejected", "rejected")]
+        rows = ([("pending", "proposed", False), ("pending_low", "low confidence", False),
+                 ("accepted", "accepted", False)],
+                [("corrected", "corrected", False), ("rejected", "rejected", False),
+                 ("pending", "selected", True)])
         self.states.clear()
         cursor = self.states.textCursor()
         plain = self.states.currentCharFormat()
-        cursor.insertText("Spans: ", plain)
-        for i, (state, text) in enumerate(samples):
-            cursor.insertText(text, span_format(color, state))
-            cursor.insertText("  " if i < len(samples) - 1 else "", plain)
-        cursor.insertText("\nSelected span: ", plain)
-        cursor.insertText("like this", span_format(color, "pending", selected=True))
+        for r, row in enumerate(rows):
+            for i, (state, text, selected) in enumerate(row):
+                cursor.insertText(text, span_format(color, state, selected))
+                if i < len(row) - 1:
+                    cursor.insertText("   ", plain)
+            if r == 0:
+                cursor.insertText("\n", plain)
         self.states.moveCursor(QTextCursor.Start)
         doc = self.states.document()
         doc.setTextWidth(max(200, self.states.viewport().width()))
@@ -231,6 +242,10 @@ class PropagationPanel(QWidget):
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
         self.list = QListWidget()
+        self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideMiddle)
         self.list.itemDoubleClicked.connect(lambda item: self.proposalOpened.emit(self.list.row(item)))
         self.list.setToolTip("Checked: apply. Double-click: show it in its note.")
         layout.addWidget(self.list, 1)
@@ -254,7 +269,7 @@ class PropagationPanel(QWidget):
         for p in proposals:
             where = "this note" if p.note_id == current_note else p.note_id
             match = "exact" if p.exact else f"similar {p.score:.0f}%"
-            item = QListWidgetItem(f"{where} · {p.description} · {match}\n    {p.context}")
+            item = QListWidgetItem(f"{where} · {p.description} · {match}\n{p.context}")
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Checked if p.checked else Qt.Unchecked)
             item.setToolTip(f"{p.note_id} {p.start}-{p.end}: {p.text!r}")

@@ -43,21 +43,10 @@ class CRF(nn.Module):
         score = score + self.end[tags.gather(1, last.unsqueeze(1)).squeeze(1)]
         return score
 
-    def _forward_alphas(self, emissions: torch.Tensor, mask: torch.Tensor) -> list[torch.Tensor]:
-        """alpha_t[b, k] = log-sum of the scores of all prefixes ending in tag k at t
-        (including emission t); past a sequence's end alpha stays at its last value."""
-        alpha = self.start.unsqueeze(0) + emissions[:, 0]
-        alphas = [alpha]
-        trans = self.transitions.unsqueeze(0)
-        for t in range(1, emissions.size(1)):
-            nxt = torch.logsumexp(alpha.unsqueeze(2) + trans, dim=1) + emissions[:, t]
-            alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
-            alphas.append(alpha)
-        return alphas
-
     def log_partition(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        alpha = self._forward_alphas(emissions, mask)[-1]
-        return torch.logsumexp(alpha + self.end.unsqueeze(0), dim=1)
+        """log Z(x) of each sequence: [B]. Its gradient is computed by forward-backward
+        (the marginals), not by back-propagating through the recursion: much faster."""
+        return _LogPartition.apply(emissions, mask, self.start, self.transitions, self.end)
 
     def log_likelihood(self, emissions: torch.Tensor, tags: torch.Tensor,
                        mask: torch.Tensor) -> torch.Tensor:
@@ -67,21 +56,12 @@ class CRF(nn.Module):
     # -- inference ----------------------------------------------------------------
     def marginals(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """P(y_t = k | x) by forward-backward: [B, L, T] (zeros at padding)."""
-        B, L, T = emissions.shape
-        alphas = torch.stack(self._forward_alphas(emissions, mask), dim=1)      # [B, L, T]
-        end = self.end.unsqueeze(0).expand(B, T)
-        beta = end
-        betas = [beta]
-        trans = self.transitions.unsqueeze(0)
-        for t in range(L - 2, -1, -1):
-            nxt = torch.logsumexp(trans + (emissions[:, t + 1] + beta).unsqueeze(1), dim=2)
-            beta = torch.where(mask[:, t + 1].unsqueeze(1), nxt, end)
-            betas.append(beta)
-        betas.reverse()
-        betas_t = torch.stack(betas, dim=1)
-        log_z = torch.logsumexp(alphas[:, -1] + self.end.unsqueeze(0), dim=1)     # [B]
-        probs = torch.exp(alphas + betas_t - log_z.view(B, 1, 1))
-        return probs * mask.unsqueeze(2).to(probs.dtype)
+        with torch.no_grad():
+            alphas = _alphas(emissions, mask, self.start, self.transitions)
+            log_z = torch.logsumexp(alphas[:, -1] + self.end.unsqueeze(0), dim=1)
+            betas = _betas(emissions, mask, self.transitions, self.end)
+            probs = torch.exp(alphas + betas - log_z.view(-1, 1, 1))
+            return probs * mask.unsqueeze(2).to(probs.dtype)
 
     def viterbi(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The best tag sequence of each sequence: [B, L] (tags past a sequence's end are
@@ -103,3 +83,68 @@ class CRF(nn.Module):
             path.append(tag)
         path.reverse()
         return torch.stack(path, dim=1)
+
+
+def _alphas(emissions, mask, start, transitions) -> torch.Tensor:
+    """alpha[b, t, k]: log-sum of the scores of all prefixes ending in tag k at t (emission
+    t included); past a sequence's end alpha keeps its last value. [B, L, T]"""
+    alpha = start.unsqueeze(0) + emissions[:, 0]
+    alphas = [alpha]
+    trans = transitions.unsqueeze(0)
+    for t in range(1, emissions.size(1)):
+        nxt = torch.logsumexp(alpha.unsqueeze(2) + trans, dim=1) + emissions[:, t]
+        alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
+        alphas.append(alpha)
+    return torch.stack(alphas, dim=1)
+
+
+def _betas(emissions, mask, transitions, end, pair_weights=None):
+    """beta[b, t, k]: log-sum of the scores of all suffixes after tag k at t (end
+    transition included, emission t excluded). [B, L, T]. With ``pair_weights`` = (alphas,
+    log_z, weight [B]) also returns sum_b weight_b * sum_t P(y_{t-1}=i, y_t=j) [T, T]."""
+    B, L, T = emissions.shape
+    end_b = end.unsqueeze(0).expand(B, T)
+    beta = end_b
+    betas = [beta]
+    trans = transitions.unsqueeze(0)
+    pair_sum = torch.zeros_like(transitions) if pair_weights is not None else None
+    for t in range(L - 1, 0, -1):
+        after = (emissions[:, t] + beta).unsqueeze(1)                    # [B, 1, T]
+        m = mask[:, t].unsqueeze(1)
+        if pair_sum is not None:
+            alphas, log_z, weight = pair_weights
+            pair = torch.exp(alphas[:, t - 1].unsqueeze(2) + trans + after - log_z.view(B, 1, 1))
+            w = weight * mask[:, t].to(pair.dtype)
+            pair_sum += (pair * w.view(B, 1, 1)).sum(0)
+        nxt = torch.logsumexp(trans + after, dim=2)
+        beta = torch.where(m, nxt, end_b)
+        betas.append(beta)
+    betas.reverse()
+    out = torch.stack(betas, dim=1)
+    return out if pair_weights is None else (out, pair_sum)
+
+
+class _LogPartition(torch.autograd.Function):
+    """log Z with a forward-backward gradient: d logZ / d emission[t, k] = P(y_t = k),
+    d / d trans[i, j] = sum_t P(y_{t-1} = i, y_t = j), d / d start, end = P(first, last tag)."""
+
+    @staticmethod
+    def forward(ctx, emissions, mask, start, transitions, end):
+        with torch.no_grad():
+            alphas = _alphas(emissions, mask, start, transitions)
+            log_z = torch.logsumexp(alphas[:, -1] + end.unsqueeze(0), dim=1)
+        ctx.save_for_backward(emissions, mask, start, transitions, end, alphas, log_z)
+        return log_z
+
+    @staticmethod
+    def backward(ctx, grad):
+        emissions, mask, start, transitions, end, alphas, log_z = ctx.saved_tensors
+        with torch.no_grad():
+            betas, pair_sum = _betas(emissions, mask, transitions, end, (alphas, log_z, grad))
+            unary = torch.exp(alphas + betas - log_z.view(-1, 1, 1)) * mask.unsqueeze(2).to(alphas.dtype)
+            g = grad.view(-1, 1, 1)
+            grad_em = unary * g
+            grad_start = grad_em[:, 0].sum(0)
+            last = mask.long().sum(1) - 1
+            grad_end = grad_em[torch.arange(emissions.size(0)), last].sum(0)
+        return grad_em, None, grad_start, pair_sum, grad_end

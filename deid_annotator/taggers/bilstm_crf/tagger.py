@@ -47,7 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "window": 200,               # tokens per training / prediction window
     "overlap": 50,               # tokens shared by neighbouring prediction windows
     "seed": 13,
-    "threads": None,             # torch threads (None: leave torch's setting)
+X
     "device": "auto",            # auto | cpu | cuda
     # prediction
     "predict_batch_size": 128,
@@ -350,7 +350,7 @@ class BiLstmCrfTagger(Tagger):
                 if o["clip"]:
                     torch.nn.utils.clip_grad_norm_(params, o["clip"])
                 optimizer.step()
-                total += float(loss) * len(members)
+                total += float(loss.detach()) * len(members)
                 count += len(members)
             loss_value = total / max(count, 1)
             if dev_batches:

@@ -1,0 +1,64 @@
+"""Start the app: ``python main.py`` calls :func:`main`.
+
+First start: ask the annotator's name (kept in the config), then open the demo
+project (created from the shipped synthetic notes, its first batch pre-annotated by the
+rules tagger). Later starts reopen the last project. ``main(["path/to/project.db"])``
+opens that project instead; ``--demo`` opens the demo.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="deid-annotator-app", description="The deid-annotator desktop app.")
+    p.add_argument("project", nargs="?", type=Path, help="a project file to open (default: the last one)")
+    p.add_argument("--demo", action="store_true", help="open the demo project")
+    p.add_argument("--annotator", help="annotate as this name (kept for later starts)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from PySide6.QtWidgets import QApplication
+
+    from .. import __version__
+    from ..annotation.config import AppConfig
+    from .dialogs import error_text, write_crash_log
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("deid-annotator")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("deid-annotator")
+
+    def excepthook(kind, exc, tb):  # a bug in a slot: a dialog and the log, never a silent crash
+        from PySide6.QtWidgets import QMessageBox
+
+        log = write_crash_log(exc)
+        QMessageBox.critical(None, "Internal error", error_text(exc) if log is None else
+                             f"Internal error ({kind.__name__}: {exc}).\n\nDetails were written to {log}.")
+
+    sys.excepthook = excepthook
+    config = AppConfig.load()
+    if args.annotator:
+        config.annotator = args.annotator.strip()
+        config.save()
+    window = MainWindow(config)
+    window.show()
+    if not window._ensure_annotator():
+        return 1
+    if args.project is not None:
+        window.open_project(args.project)
+    elif not args.demo and config.last_project and Path(config.last_project).is_file():
+        if not window.open_project(config.last_project):
+            window.open_demo()
+    else:
+        window.open_demo()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
