@@ -262,3 +262,13 @@ def test_keymap_is_consistent():
     assert len(set(bound.values())) == len(bound) == 36
     assert label_keys(["PATIENT"] * 0 + [f"X{i}" for i in range(10)] + ["PATIENT", "PHONE"]) \
         .get("PATIENT") == "p"
+
+
+def test_add_over_a_span_at_the_same_place_relabels_it(session):
+    text = session.text()
+    s, e = _at(text, "John Smith")
+    session.select_next()
+    session.accept()                      # the PATIENT span, accepted
+    span = session.add(s, e, "DOCTOR")    # same place, another label: a relabel, not a second span
+    assert span.label == "DOCTOR" and span.source == "model" and span.status == "corrected"
+    assert [x.label for x in session.spans if (x.start, x.end) == (s, e)] == ["DOCTOR"]

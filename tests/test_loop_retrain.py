@@ -39,7 +39,7 @@ def test_retrain_in_a_thread_reports_progress_and_stores_a_version(tmp_path):
     project, gold = annotated_project(tmp_path, batches=2)
     open_batch = next_batch(project, 10, "sequential")  # pre-annotated by rules
     events = []
-    job = RetrainJob(project.path, "test-memo", options={"epochs": 3},
+    job = RetrainJob(project.path, "test-memo", options={"epochs": 3, "delay": 0.01},
                      progress=Progress(events.append))
     assert job.start() is job
     result = job.wait(timeout=60)
@@ -48,8 +48,8 @@ def test_retrain_in_a_thread_reports_progress_and_stores_a_version(tmp_path):
     assert stages[0] == "load" and "train" in stages and "store" in stages
     train = [e for e in events if e.stage == "train"]
     assert [e.info["epoch"] for e in train] == [1, 2, 3]
-    assert all("loss" in e.info and "eta_seconds" in e.info and "elapsed_seconds" in e.info
-               for e in train)
+    assert all("loss" in e.info and "elapsed_seconds" in e.info for e in train)
+    assert all("eta_seconds" in e.info for e in train[1:])  # once the stage has a pace
     assert train[-1].info["eta_seconds"] == 0
     # the version: current, with metrics on the evaluation slice of 20 gold notes
     versions = project.model_versions()

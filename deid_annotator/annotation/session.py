@@ -398,9 +398,10 @@ class AnnotationSession:
         return self.move_boundary(edge, delta)
 
     def add(self, start: int, end: int, label: str) -> StoredSpan:
-        """Add a span over ``start-end`` (white space at its ends trimmed). If it overlaps one
-        undecided or accepted span of the same label, that span is moved instead (a
-        correction); overlapping pending spans of other labels are rejected. One undo step."""
+        """Add a span over ``start-end`` (white space at its ends trimmed). A span already at
+        exactly these offsets is accepted or relabelled instead; one overlapping span of the
+        same label is moved instead (a correction); overlapping pending spans of other
+        labels are rejected. One undo step."""
         self._check_editable()
         if label not in self.labels:
             raise DeidError(f"unknown label {label!r}")
@@ -414,10 +415,14 @@ class AnnotationSession:
             raise DeidError("select some text first, then press a label's key")
         overlapping = [s for s in self.spans if s.status != "rejected" and s.start < end and start < s.end]
         same_label = [s for s in overlapping if s.label == label]
+        same_place = [s for s in overlapping if (s.start, s.end) == (start, end)]
         actions = 0
-        if len(same_label) == 1 and (same_label[0].start, same_label[0].end) == (start, end):
-            target = same_label[0]
-            if target.status == "pending":
+        if same_place:   # a span there already: accept it, or give it this label
+            target = next((s for s in same_place if s.label == label), same_place[0])
+            if target.label != label:
+                new = self.project.relabel_span(target.id, label, self.annotator)
+                actions += 1
+            elif target.status == "pending":
                 new = self.project.accept_span(target.id, self.annotator)
                 actions += 1
             else:

@@ -8,7 +8,9 @@ naming the file and line; spans read from files are ``source="gold"``. Writing i
 atomic. What a format needs to write a file back byte for byte (BOM, line breaks,
 layout, ids of tags, ...) is kept in ``corpus.meta[fmt]``; ``note.meta`` holds only
 what the data says about the note (e.g. ``patient`` and ``note`` for physionet).
-Each module's docstring lists its layout and meta keys.
+Each module's docstring lists its layout and meta keys. Written files follow the umask;
+inside ``with owner_only():`` they are owner-only (0600 files, 0700 folders), for
+corpora that hold PHI.
 """
 from __future__ import annotations
 
@@ -19,13 +21,14 @@ from ..errors import FormatError
 from ..labels import LabelSet
 from ..progress import Progress
 from . import brat, conll, i2b2, jsonl, physionet, text
+from ._io import owner_only
 from .conll import AlignmentWarning
 
 FORMATS = ("text", "jsonl", "physionet", "i2b2", "brat", "conll")
 _MODULES = {"text": text, "jsonl": jsonl, "physionet": physionet, "i2b2": i2b2, "brat": brat,
             "conll": conll}
 
-__all__ = ["FORMATS", "read_corpus", "write_corpus", "AlignmentWarning"]
+__all__ = ["FORMATS", "read_corpus", "write_corpus", "AlignmentWarning", "owner_only"]
 
 
 def _module(fmt: str):

@@ -7,6 +7,8 @@ offsets count Python code points of the text as it is on disk (after any BOM).
 from __future__ import annotations
 
 import codecs
+import contextlib
+import contextvars
 import os
 import re
 import shutil
@@ -36,8 +38,30 @@ def _current_umask() -> int:
     return mask
 
 
-# Files we create get the mode the user's umask gives (mkstemp would make them 0600).
+# Files we create get the mode the user's umask gives (mkstemp would make them 0600),
+# unless written inside ``owner_only()``: files 0600, folders 0700 (corpora with PHI).
 _UMASK = _current_umask()
+_OWNER_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("owner_only", default=False)
+
+
+@contextlib.contextmanager
+def owner_only():
+    """Within this block, corpora are written owner-only (files 0600, folders 0700)
+    whatever the umask: for exports that hold PHI (a project's notes, a tagger's output).
+    Outside it, written files follow the umask (e.g. a de-identified release)."""
+    token = _OWNER_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _OWNER_ONLY.reset(token)
+
+
+def _file_mode() -> int:
+    return 0o600 if _OWNER_ONLY.get() else 0o666 & ~_UMASK
+
+
+def _folder_mode() -> int:
+    return 0o700 if _OWNER_ONLY.get() else 0o777 & ~_UMASK
 
 
 def line_number(text: str | bytes, offset: int) -> int:
@@ -149,7 +173,7 @@ def write_file_atomic(path: Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         _remove(Path(tmp))
@@ -176,13 +200,18 @@ def write_folder_atomic(path: Path, files: Iterable[tuple[str, bytes]],
         raise FormatError("the folder to write into does not exist", parent)
     tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
     try:
-        os.chmod(tmp, 0o777 & ~_UMASK)
+        os.chmod(tmp, _folder_mode())
+        private = _OWNER_ONLY.get()
         for rel, data in files:
             target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
             if target.exists():
                 raise FormatError(f"two notes would both be written to {rel!r}", path)
-            target.write_bytes(data)
+            if private:
+                with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+                    f.write(data)
+            else:
+                target.write_bytes(data)
         _swap_in(tmp, path)
     except BaseException:
         _remove(tmp)

@@ -14,7 +14,8 @@ spans are refreshed with the new model.
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
 ``evaluate``, ``store``, ``pre-annotate``) carry ``info`` with ``elapsed_seconds`` and,
-when the stage's total is known, ``eta_seconds``; the tagger's epoch and loss pass
+once a stage with a known total has moved, ``eta_seconds`` (time left in that stage, from
+its pace so far); the tagger's epoch and loss pass
 through. Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step
 raises :class:`CancelledError`; failure or cancel stores nothing, so the current
 version stays in use. Once storing has begun the job finishes.
@@ -104,19 +105,22 @@ class _Relay(Progress):
         super().__init__(self._forward)
         self._outer = outer
         self._cancellable = cancellable
-        self._stage_started: dict[str, float] = {}
+        self._stage_started: dict[str, tuple[float, int]] = {}
         self._started = time.monotonic()
 
     def _forward(self, event: ProgressEvent) -> None:
         if self._outer is None:
             return
         now = time.monotonic()
-        began = self._stage_started.setdefault(event.stage, now)
+        began, done0 = self._stage_started.setdefault(event.stage, (now, event.done))
         info = dict(event.info or {})
         info.setdefault("elapsed_seconds", round(now - self._started, 2))
-        if "eta_seconds" not in info and event.total and event.done > 0:
-            rate = (now - began) / event.done
-            info["eta_seconds"] = round(max(0, event.total - event.done) * rate, 1)
+        if "eta_seconds" not in info and event.total:
+            if event.done >= event.total:
+                info["eta_seconds"] = 0.0
+            elif event.done > done0 and now > began:
+                rate = (now - began) / (event.done - done0)
+                info["eta_seconds"] = round((event.total - event.done) * rate, 1)
         if self._cancellable:
             self._outer.report(event.stage, event.done, event.total, event.message, **info)
         else:

@@ -6,9 +6,14 @@
 
 Modules: :mod:`.schema` (tables, migrations), :mod:`.base` (open/create, transactions,
 audit log, labels), :mod:`.notes` (import, notes, export), :mod:`.annotation` (spans,
-annotation actions, undo/redo, time), :mod:`.batches` (batches, gold, model versions).
+annotation actions, undo/redo, time), :mod:`.batches` (batches, gold, model versions),
+:mod:`.locking` (one writer per project), :mod:`.crypto` (encryption at rest),
+:mod:`.backup` (snapshots and restore), :mod:`.passphrase` (asking for one).
 """
 from .annotation import UNDOABLE
+from .backup import DEFAULT_KEEP, check_snapshot, list_snapshots, restore
+from .crypto import PassphraseRequiredError, WrongPassphraseError
+from .locking import ProjectLockedError
 from .notes import IMPORT_CHUNK, SPAN_KINDS
 from .project import Project
 from .records import Batch, BatchNote, ImportResult, ModelVersion, StoredSpan
@@ -17,4 +22,6 @@ from .schema import (BATCH_NOTE_STATUSES, BATCH_STATUSES, SPAN_SOURCES, SPAN_STA
 
 __all__ = ["Project", "ImportResult", "StoredSpan", "Batch", "BatchNote", "ModelVersion",
            "SPAN_SOURCES", "SPAN_STATUSES", "BATCH_STATUSES", "BATCH_NOTE_STATUSES", "SPAN_KINDS",
-           "UNDOABLE", "IMPORT_CHUNK", "schema_version"]
+           "UNDOABLE", "IMPORT_CHUNK", "schema_version", "ProjectLockedError",
+           "PassphraseRequiredError", "WrongPassphraseError", "restore", "check_snapshot",
+           "list_snapshots", "DEFAULT_KEEP"]

@@ -3,13 +3,20 @@
 Every change goes through :meth:`ProjectBase._write`: one ``BEGIN IMMEDIATE``
 transaction that commits on success and rolls back on any error, so a user action
 and its audit rows are stored together or not at all. Calls on one ``Project`` are
-serialised by a lock (a UI thread and a worker may share it); other processes may
-open the same file at the same time (WAL mode, busy timeout).
+serialised by a lock (a UI thread and a worker may share it).
+
+One program at a time opens a project read-write: :mod:`.locking` (a lock file beside
+the project, shared by the objects of one process and by the app's own child jobs);
+others are refused (:class:`~.locking.ProjectLockedError`) or open it read-only
+(``read_only=True``). SQLite's WAL mode and busy timeout keep concurrent readers and
+the app's jobs consistent. A project may be encrypted whole (:mod:`.crypto`).
 """
 from __future__ import annotations
 
 import getpass
 import os
+import re
+import secrets
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -20,7 +27,7 @@ from sqlite_utils import Database
 
 from .. import __version__
 from ..errors import DeidError, ProjectError
-from . import schema
+from . import crypto, locking, schema
 from .records import dumps, loads, now
 
 #: Seconds to wait for another program's write to finish before giving up.
@@ -42,6 +49,78 @@ def _chmod_owner_only(path: Path) -> None:
             os.chmod(p, 0o600)
 
 
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: Path, pattern: str) -> list[str]:
+    """Delete the files in ``folder`` whose name matches ``pattern`` (a regex whose group
+    ``pid`` is the process that made them) when that process is gone: what a crash left
+    while creating, backing up or restoring (owner-only files, but PHI all the same)."""
+    import re
+
+    removed = []
+    regex = re.compile(pattern)
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = regex.fullmatch(entry.name)
+        if m and int(m.group("pid")) != os.getpid() and not _pid_alive(int(m.group("pid"))):
+            try:
+                entry.unlink()
+                removed.append(entry.name)
+            except OSError:
+                pass
+    return removed
+
+
+def _link_into_place(tmp: Path, path: Path) -> None:
+    """Give the complete file ``tmp`` its name ``path``, never replacing a file there."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise ProjectError(f"{path}: already exists; open it, or choose another file name") from None
+    except OSError:  # no hard links on this file system: claim the name, then rename
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise ProjectError(f"{path}: already exists; open it, or choose another file "
+                               f"name") from None
+        except OSError as exc:
+            raise ProjectError(f"{path}: cannot create the project file ({exc.strerror})") from exc
+        os.close(fd)
+        os.replace(tmp, path)
+
+
 class ProjectBase:
     """Lifecycle, locking, transactions and audit rows; the mixins add the features."""
 
@@ -51,45 +130,76 @@ class ProjectBase:
         self._lock = threading.RLock()
         self._os_user = _os_user()
         self._closed = False
+        #: Opened with ``read_only=True``: every change raises :class:`ProjectError`.
+        self.read_only = False
+        self._project_lock: locking.ProjectLock | None = None
+        self._key: bytes | None = None
+        self._salt: bytes | None = None
+        self._file_key: tuple[int, int] | None = None
 
     # -- lifecycle -----------------------------------------------------------
     @classmethod
     def create(cls, path: str | os.PathLike, labels: Sequence[str] | None = None,
-               lang: str = "en"):
-        """Create a new project file (owner-only, mode 0600). Error if ``path`` exists."""
+               lang: str = "en", *, passphrase: str | None = None):
+        """Create a new project file (owner-only, mode 0600). Error if ``path`` exists.
+
+        ``passphrase``: encrypt the whole file (SQLCipher, key derived by scrypt; see
+        :mod:`.crypto`). The file is built under a temporary name and linked into place
+        when complete, so a crash while creating never leaves a half-made project.
+        """
         path = Path(path)
+        if path.exists() or path.is_symlink():
+            raise ProjectError(f"{path}: already exists; open it, or choose another file name")
+        key = salt = None
+        if passphrase is not None:
+            crypto.cipher_module()
+            salt = crypto.new_salt()
+            key = crypto.derive_key(passphrase, salt)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            raise ProjectError(f"{path}: already exists; open it, or choose another file name") from None
+            remove_stale_temporaries(path.parent, re.escape(f".{path.name}.creating-")
+                                     + r"(?P<pid>\d+)-[0-9a-f]+(-wal|-shm|-journal)?")
+            tmp = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as exc:
             raise ProjectError(f"{path}: cannot create the project file ({exc.strerror})") from exc
         os.close(fd)
         try:
-            project = cls._connect(path)
+            project = cls._connect(tmp, key=key, salt=salt)
             try:
                 project._migrate(creating=True)
                 with project._write():
-                    for key, value in (("lang", lang), ("created", now()),
-                                       ("created_with", __version__)):
-                        project.db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (key, value))
+                    for k, value in (("lang", lang), ("created", now()),
+                                     ("created_with", __version__)):
+                        project.db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (k, value))
                     action = project._action("create_project", None, details={"lang": lang})
                     for name in labels or ():
                         project._add_label(name, action)
-                _chmod_owner_only(path)
-            except BaseException:
-                project.close()
-                raise
+            finally:
+                project.close()  # the last connection: checkpoints and removes the -wal
+            _fsync(tmp)
+            _link_into_place(tmp, path)
         except BaseException:
-            for p in (path, *(Path(str(path) + s) for s in SIDE_FILES)):
+            for p in (tmp, *(Path(str(tmp) + s) for s in SIDE_FILES)):
                 p.unlink(missing_ok=True)
             raise
+        tmp.unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+        project = cls._open(path, key=key, salt=salt, read_only=False)
+        _chmod_owner_only(path)
         return project
 
     @classmethod
-    def open(cls, path: str | os.PathLike):
-        """Open an existing project file, applying pending migrations."""
+    def open(cls, path: str | os.PathLike, *, passphrase: str | None = None,
+             read_only: bool = False):
+        """Open an existing project file, applying pending migrations.
+
+        Read-write (the default) takes the project's lock (:mod:`.locking`): if another
+        program has the project open read-write, :class:`ProjectLockedError` says which;
+        ``read_only=True`` opens it anyway, without the lock, refusing every change.
+        ``passphrase``: for an encrypted project (:class:`PassphraseRequiredError` if it
+        is missing, :class:`WrongPassphraseError` if wrong); ignored for a plain one.
+        """
         path = Path(path)
         if not path.exists():
             raise ProjectError(f"{path}: no such project file")
@@ -97,7 +207,32 @@ class ProjectBase:
             raise ProjectError(f"{path}: not a project file (it is a directory or a device)")
         if path.stat().st_size == 0:
             raise ProjectError(f"{path}: not a deid-annotator project (the file is empty)")
-        project = cls._connect(path)
+        key = salt = None
+        if crypto.file_kind(path) == "encrypted":
+            known = crypto.known_key(locking._file_key(path))
+            if passphrase is not None:
+                salt = crypto.file_salt(path)
+                key = crypto.derive_key(passphrase, salt)
+            elif known is not None:
+                key, salt = known
+            else:
+                raise crypto.PassphraseRequiredError(
+                    f"{path}: the project is encrypted; give its passphrase to open it")
+        return cls._open(path, key=key, salt=salt, read_only=read_only)
+
+    @classmethod
+    def _open(cls, path: Path, *, key: bytes | None, salt: bytes | None, read_only: bool):
+        lock = None if read_only else locking.acquire(path)
+        try:
+            project = cls._connect(path, key=key, salt=salt, read_only=read_only)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        project._project_lock = lock
+        if key is not None:
+            project._file_key = locking._file_key(path)
+            crypto.remember_key(project._file_key, key, salt)
         try:
             project._migrate(creating=False)
         except BaseException:
@@ -106,13 +241,18 @@ class ProjectBase:
         return project
 
     @classmethod
-    def _connect(cls, path: Path):
-        uri = path.resolve().as_uri() + "?mode=rw"  # rw: never create a file when opening
-        try:
-            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None,
-                                   check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise ProjectError(f"{path}: cannot open the project file ({exc})") from exc
+    def _connect(cls, path: Path, *, key: bytes | None = None, salt: bytes | None = None,
+                 read_only: bool = False):
+        # rw: never create a file when opening; ro: no change at all
+        uri = path.resolve().as_uri() + ("?mode=ro" if read_only else "?mode=rw")
+        if key is not None:
+            conn = crypto.connect(uri, key, salt, timeout=BUSY_TIMEOUT, what=path)
+        else:
+            try:
+                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None,
+                                       check_same_thread=False)
+            except sqlite3.Error as exc:
+                raise ProjectError(f"{path}: cannot open the project file ({exc})") from exc
         try:
             db = Database(conn, execute_plugins=False)
             db.execute("PRAGMA foreign_keys = ON")
@@ -121,7 +261,22 @@ class ProjectBase:
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise ProjectError(f"{path}: not a SQLite database, or a corrupt one ({exc})") from exc
-        return cls(path, db)
+        project = cls(path, db)
+        project.read_only = read_only
+        project._key, project._salt = key, salt
+        return project
+
+    # -- encryption ------------------------------------------------------------
+    @property
+    def encrypted(self) -> bool:
+        """Whether the project file is encrypted (SQLCipher)."""
+        return self._key is not None
+
+    @property
+    def encryption_key(self) -> bytes | None:
+        """The project's 32-byte key (None if not encrypted): for sealing files that hold
+        PHI with it, e.g. :func:`deid_annotator.store.crypto.seal_model_dir`. Never store it."""
+        return self._key
 
     def _migrate(self, creating: bool) -> None:
         db, path = self.db, self.path
@@ -139,6 +294,12 @@ class ProjectBase:
                 f"{path}: written by a newer deid-annotator (project schema version {version}; "
                 f"this version {__version__} understands up to {current}). Upgrade deid-annotator "
                 f"to open it; the file was not changed.")
+        if self.read_only:
+            if version < current:
+                raise ProjectError(
+                    f"{path}: the project needs upgrading from schema version {version} to "
+                    f"{current}; open it read-write once (it is read-only now)")
+            return
         try:
             if db.journal_mode != "wal":
                 db.enable_wal()
@@ -168,8 +329,17 @@ class ProjectBase:
     def close(self) -> None:
         if not self._closed:
             with self._lock:
+                if self._closed:
+                    return
                 self._closed = True
-                self.db.close()
+                try:
+                    self.db.close()
+                finally:
+                    if self._file_key is not None and self._key is not None:
+                        crypto.forget_key(self._file_key, self._key)
+                    if self._project_lock is not None:
+                        self._project_lock.release()
+                        self._project_lock = None
 
     def __enter__(self):
         return self
@@ -178,7 +348,8 @@ class ProjectBase:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<Project {str(self.path)!r}{' (closed)' if self._closed else ''}>"
+        state = " (closed)" if self._closed else " (read-only)" if self.read_only else ""
+        return f"<Project {str(self.path)!r}{state}>"
 
     # -- settings --------------------------------------------------------------
     @property
@@ -198,6 +369,9 @@ class ProjectBase:
         if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
             return ProjectError(f"{self.path}: busy: another program kept the project locked for "
                                 f"more than {BUSY_TIMEOUT:g} s; try again")
+        if "readonly" in text or "read-only" in text:
+            return ProjectError(f"{self.path}: the project was opened read-only; nothing was "
+                                f"changed ({text})")
         if "malformed" in text or "not a database" in text:
             return ProjectError(f"{self.path}: the project file is corrupt ({text})")
         return ProjectError(f"{self.path}: {text}")
@@ -241,6 +415,9 @@ class ProjectBase:
         """
         with self._lock:
             self._check_open()
+            if self.read_only:
+                raise ProjectError(f"{self.path}: the project is open read-only (another program "
+                                   f"may be editing it); nothing was changed")
             conn = self.db.conn
             if conn.in_transaction:
                 with self.db.atomic():

@@ -2,15 +2,19 @@
 from __future__ import annotations
 
 from .annotation import AnnotationMixin
+from .backup import BackupMixin
 from .base import ProjectBase
 from .batches import BatchesMixin
 from .notes import NotesMixin
 
 
-class Project(NotesMixin, AnnotationMixin, BatchesMixin, ProjectBase):
+class Project(NotesMixin, AnnotationMixin, BatchesMixin, BackupMixin, ProjectBase):
     """A project file: notes, spans, labels, batches, annotators, time, model versions, audit.
 
-    ``Project.create(path, labels, lang)`` makes a new file (owner-only), ``Project.open(path)``
-    opens one (migrating it to the current schema). Use it as a context manager, or call
-    :meth:`close`. Note ids in every method are the corpus's own (string) ids.
+    ``Project.create(path, labels, lang, passphrase=None)`` makes a new file (owner-only;
+    encrypted with a passphrase), ``Project.open(path, passphrase=None, read_only=False)``
+    opens one (migrating it to the current schema; read-write takes the project's lock).
+    Use it as a context manager, or call :meth:`close`. Note ids in every method are the
+    corpus's own (string) ids. ``backup(dest_dir, keep)`` writes a snapshot; see
+    :func:`deid_annotator.store.restore` to put one back.
     """

@@ -26,18 +26,23 @@ from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
 from .base import Tagger, training_summary
 from .features import FeatureExtractor
+from .patterns import TITLES
 
 MODEL_FILE = "crf.crfsuite"
 
 DEFAULTS: dict[str, Any] = {
-    "c1": 0.05,                 # L1 penalty (sparse models)
-    "c2": 0.05,                 # L2 penalty
-    "max_iterations": 150,
+    "c1": 0.01,                 # L1 penalty (sparse models)
+    "c2": 0.01,                 # L2 penalty
+    "max_iterations": 100,
     "all_possible_transitions": True,
     "min_freq": 1,              # drop features seen fewer times in training
-    "threshold": 0.25,          # P(not O) at which a token becomes PHI; None: Viterbi only
+    "threshold": 0.1,           # P(not O) at which a token becomes PHI; None: Viterbi only
     "window": 2,
     "max_len": 150,             # tokens per sequence at most
+    # Sequences without PHI kept for training, at most this many per sequence with PHI
+    # (a random, seeded sample; faster training, more recall). None keeps all.
+    "max_negative_ratio": 2.5,
+    "seed": 13,
 }
 
 
@@ -109,6 +114,39 @@ def _make_trainer(progress: Progress | None, total: int):
     return _Trainer
 
 
+def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: list[float]) -> None:
+    """Name conventions the token model misses: the "O'" of "O'Brien" and the initial of
+    "J. Smith" / "J SMITH" join the PHI token they belong to (in place)."""
+    n = len(tokens)
+    for i in range(n - 1, -1, -1):
+        if tags[i] == "O":
+            continue
+        label = tags[i][2:]
+        # O'Brien: letter(s) + apostrophe glued before the PHI token
+        if i >= 2 and tokens[i - 1].text in "'’" and tags[i - 1] == "O" \
+                and tokens[i - 1].end == tokens[i].start and tokens[i - 2].end == tokens[i - 1].start \
+                and tokens[i - 2].text.isalpha() and len(tokens[i - 2].text) <= 2:
+            tags[i - 2], tags[i - 1] = "B-" + label, "I-" + label
+            tags[i] = "I-" + label
+            phi[i - 2] = phi[i - 1] = phi[i]
+            i -= 2
+        # J. Smith, J SMITH: a one-letter initial before the name
+        j = i - 1
+        if j >= 1 and tokens[j].text == "." and tokens[j - 1].end == tokens[j].start:
+            j -= 1
+        if 0 <= j < i and tags[j] == "O" and len(tokens[j].text) == 1 and tokens[j].text.isalpha() \
+                and tokens[i].text.isalpha() and len(tokens[i].text) > 1 \
+                and (j == 0 or not tokens[j - 1].text.isalpha()
+                     or tokens[j - 1].text.lower() in TITLES) \
+                and (j == i - 1 or tokens[j].text.isupper() == tokens[i].text[0].isupper()):
+            if j == i - 1 and not tokens[j].text.isupper():
+                continue  # "a Smith" is not an initial
+            tags[j] = "B-" + label
+            phi[j] = phi[i]
+            if tags[i].startswith("B-") and j == i - 1:
+                tags[i] = "I-" + label
+
+
 @register
 class CrfTagger(Tagger):
     name = "crf"
@@ -134,8 +172,12 @@ class CrfTagger(Tagger):
                 o[key] = float(o[key])
                 if o[key] < 0:
                     raise ValueError(f"{key} must be >= 0")
-            for key in ("max_iterations", "window", "max_len", "min_freq"):
+            for key in ("max_iterations", "window", "max_len", "min_freq", "seed"):
                 o[key] = int(o[key])
+            if o["max_negative_ratio"] is not None:
+                o["max_negative_ratio"] = float(o["max_negative_ratio"])
+                if o["max_negative_ratio"] < 0:
+                    raise ValueError("max_negative_ratio must be >= 0 or None")
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
             o["all_possible_transitions"] = bool(o["all_possible_transitions"])
@@ -193,6 +235,8 @@ class CrfTagger(Tagger):
         misaligned = 0
         examples = []
         n_tokens = n_seq = 0
+        negatives: list[tuple[list, list]] = []
+        positives = 0
         fx, tok = self.extractor, self.tokenizer
         for k, note in enumerate(notes):
             if progress is not None and progress.cancelled:
@@ -206,14 +250,29 @@ class CrfTagger(Tagger):
                 seqs = fx.sequences(note.text, tokens)
                 feats = fx.note_features(note.text, tokens, seqs)
                 for s in seqs:
-                    trainer.append([feats[i] for i in range(s.first, s.last)],
-                                   tags[s.first:s.last])
+                    xs = [feats[i] for i in range(s.first, s.last)]
+                    ys = tags[s.first:s.last]
+                    if any(t != "O" for t in ys):
+                        trainer.append(xs, ys)
+                        positives += 1
+                    else:
+                        negatives.append((xs, ys))
                 n_tokens += len(tokens)
                 n_seq += len(seqs)
             if k % 20 == 0 or k == len(notes) - 1:
                 report(progress, "features", k + 1, len(notes), f"note {k + 1} of {len(notes)}")
         if n_seq == 0:
             raise DeidError("crf tagger: the training notes hold no text")
+        ratio = o["max_negative_ratio"]
+        if ratio is not None and len(negatives) > ratio * positives:
+            import random
+
+            keep = max(1, int(ratio * positives))
+            negatives = random.Random(o["seed"]).sample(negatives, keep)
+        for xs, ys in negatives:
+            trainer.append(xs, ys)
+        n_negatives = len(negatives)
+        del negatives
         fd, path = tempfile.mkstemp(prefix="deid-crf-", suffix=".crfsuite")
         os.close(fd)
         try:
@@ -239,6 +298,7 @@ class CrfTagger(Tagger):
         summary.update({
             "tokens": n_tokens,
             "sequences": n_seq,
+            "trained_sequences": positives + n_negatives,
             "misaligned_spans": misaligned,
             "misaligned_examples": examples[:5],
             "iterations": last.get("num"),
@@ -297,6 +357,7 @@ class CrfTagger(Tagger):
                             if ("I-" + lab) in tagset and ("B-" + lab) in tagset else False)
                     tag = ("I-" if cont else "B-") + lab
                 tags_all[i] = tag
+        _complete_names(text, tokens, tags_all, phi)
         return TokenMarginals(list(tokens), phi, probs, tags_all)
 
     # -- persistence ----------------------------------------------------------------

@@ -11,6 +11,8 @@ Feature families, for each token of :mod:`deid_annotator.tokenization`:
 - patterns (:mod:`.patterns`): the category and kind of each regular-expression match
   covering the token (dates, phones, ages, ids..., and NONPHI times, doses, ratios);
 - cue words: title, credential, kinship, hospital and location cue classes;
+- rules: the category and kind of each match of the rule tagger's name and place
+  rules (:func:`.rules.find_rule_matches`: "Dr. X", "son X", "X, RN", "to X Hospital");
 - position: start / end of line, after a colon, index in line; casing of the line
   (mostly upper, mostly lower, mixed) and a title-case word in a lower-case line;
 - note-level: the word occurs elsewhere in the note after a title or before a
@@ -77,15 +79,16 @@ class Sequence_:
 
 
 #: Neighbour features copied into the window (by name prefix).
-_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "punct")
+_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct")
 
 
 class FeatureExtractor:
     """Turns a note's tokens into CRF feature dicts; sequences via :meth:`sequences`."""
 
     def __init__(self, gazetteers: Gazetteers | None = None, window: int = 2,
-                 max_len: int = 150, affixes: int = 4):
+                 max_len: int = 150, affixes: int = 4, rules: bool = True):
         self.gaz = gazetteers or load_gazetteers()
+        self.rules = rules
         self.window = window
         self.max_len = max_len
         self.affixes = affixes
@@ -306,15 +309,29 @@ class FeatureExtractor:
 
         if not tokens:
             return
+        from .rules import find_rule_matches
+
         ends = [t.end for t in tokens]
         starts = [t.start for t in tokens]
-        for m in P.find_patterns(text):
+        pats = P.find_patterns(text)
+        for m in pats:
             first = bisect.bisect_right(ends, m.start)
             last = bisect.bisect_left(starts, m.end)
             for k in range(first, last):
                 f = out[k]
                 f["pc:" + m.category] = "B" if k == first else "I"
                 f["pk:" + m.key] = 1.0
+        if not self.rules:
+            return
+        phi = [m for m in pats if m.category != P.NONPHI]
+        for m in find_rule_matches(text, tokens, self.gaz, patterns=phi)[len(phi):]:
+            first = bisect.bisect_right(ends, m.start)
+            last = bisect.bisect_left(starts, m.end)
+            for k in range(first, last):
+                f = out[k]
+                f["rc:" + m.category] = "B" if k == first else "I"
+                key = "rk:" + m.key
+                f[key] = max(f.get(key, 0.0), m.confidence)
 
 
 __all__ = ["FeatureExtractor", "shape", "short_shape"]

@@ -56,6 +56,14 @@ CREDENTIALS = frozenset({"rn", "np", "md", "do", "pa", "pac", "crnp", "lpn", "bs
                          "mph", "dds", "dpm", "aprn", "fnp", "acnp", "ccrn", "lcsw", "msw",
                          "sn", "cna", "emt", "paramedic", "resident", "fellow", "intern",
                          "attending", "np-c", "mba"})
+#: Credentials that, after a name, mark a care provider without doubt (no "pt", "pa", "do").
+STRONG_CREDENTIALS = frozenset({"rn", "np", "md", "lpn", "bsn", "msn", "rrt", "crt", "crnp",
+                                "phd", "pharmd", "aprn", "fnp", "acnp", "ccrn", "lcsw", "msw",
+                                "cna", "pac", "mph", "dds", "dpm", "cnm", "crna", "np-c"})
+#: Hospital units and generic places that are not PHI ("transferred to CCU").
+UNIT_WORDS = frozenset({"icu", "ccu", "micu", "sicu", "nicu", "picu", "cvicu", "csru", "ctic",
+                        "pacu", "er", "ed", "or", "ward", "floor", "osh", "rehab", "home",
+                        "cath", "lab", "unit", "nsicu", "tsicu", "cvu", "stepdown", "ep"})
 #: Kinship and social-contact words before a relative's name ("wife Helen").
 RELATIVES = frozenset({"wife", "husband", "son", "sons", "daughter", "daughters", "dtr",
                        "mother", "mom", "father", "dad", "sister", "sisters", "brother",
@@ -76,7 +84,7 @@ HOSPITAL_WORDS = frozenset({"hospital", "hosp", "hospitals", "medical", "clinic"
                             "sinai", "mercy", "presbyterian", "baptist", "methodist",
                             "lutheran", "adventist", "saint", "st"})
 #: Words before a place ("transferred from X", "lives in X").
-LOCATION_CUES = frozenset({"from", "to", "at", "in", "via", "transferred", "transfer",
+LOCATION_CUES = frozenset({"from", "to", "at", "in", "transferred", "transfer",
                            "admitted", "discharged", "lives", "living", "resides", "home",
                            "returned", "osh", "near", "outside"})
 USPS_STREET_ABBR = ("st", "ave", "av", "rd", "blvd", "ln", "dr", "ct", "pl", "ter", "hwy",
@@ -393,5 +401,5 @@ def resolve(matches: Iterable[PatternMatch]) -> list[PatternMatch]:
 
 __all__ = ["PatternMatch", "find_patterns", "resolve", "CATEGORIES", "NONPHI", "DATE", "AGE",
            "PHONE", "CONTACT", "ID", "LOCATION", "NAME", "PROFESSION", "TITLES", "HCP_TITLES",
-           "CREDENTIALS", "RELATIVES", "HOSPITAL_WORDS", "LOCATION_CUES", "MONTHS",
+           "CREDENTIALS", "STRONG_CREDENTIALS", "UNIT_WORDS", "RELATIVES", "HOSPITAL_WORDS", "LOCATION_CUES", "MONTHS",
            "MONTH_ABBR", "WEEKDAYS", "USPS_STREET_ABBR"]

@@ -3,14 +3,13 @@
 
 * :mod:`.app` — :func:`main`, what ``python main.py`` starts;
 * :mod:`.main_window` — the window, its menus, toolbar and docks;
-* :mod:`.editor` — the note with its spans (ExtraSelections), keyboard-first;
+* :mod:`.editor` — the note with its spans (a QSyntaxHighlighter), keyboard-first;
 * :mod:`.panels` — batch, legend, propagation preview; :mod:`.dashboard` — plots;
 * :mod:`.offsets` — code points <-> Qt's UTF-16 positions (the only place they differ);
 * :mod:`.screenshot` — the README's screenshot (under Xvfb).
 
 Only this package imports Qt.
 """
-from . import _pyside_fix  # noqa: F401  (before any Qt call: PySide6 6.12 None refcount bug)
 
 
 def main(argv=None) -> int:

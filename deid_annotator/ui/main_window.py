@@ -20,15 +20,15 @@ from typing import Any, Callable
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QSizePolicy, QTabWidget,
+                               QMessageBox, QProgressBar, QPushButton, QTabWidget,
                                QToolBar, QVBoxLayout, QWidget)
 
 from .. import __version__
 from ..annotation import workflow
 from ..annotation.config import AppConfig, data_dir
-from ..annotation.keymap import COMMANDS, COMMANDS_BY_NAME
+from ..annotation.keymap import COMMANDS
 from ..annotation.session import AnnotationSession, describe
-from ..errors import DeidError, ProjectError
+from ..errors import DeidError
 from ..store import Project
 from .dashboard import DashboardWidget
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.session: AnnotationSession | None = None
         self.job = None
         self.job_kind = ""
+        self.job_project: str | None = None
         self.errors: list[str] = []          # every error shown (tests read it)
         self.last_result: dict | None = None
         self.confirm: Callable[[str, str], bool] = self._confirm
@@ -205,6 +206,7 @@ class MainWindow(QMainWindow):
         a("export", "&Export gold corpus…", self.export_corpus, ("Ctrl+E",), "write the gold notes")
         a("quit", "&Quit", self.close, ("Ctrl+Q",))
         a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
+        a("new_label", "&New label…", self.new_label, (), "add a label to the project's label set")
         a("next_batch", "Next &batch", lambda: self.next_batch(self.batch_panel.size_combo.currentData(),
                                                                self.batch_panel.strategy_combo.currentData()),
           ("Ctrl+B",), "select and pre-annotate the next notes")
@@ -263,6 +265,8 @@ class MainWindow(QMainWindow):
             action.deleteLater()
         self.label_menu.clear()
         self._label_actions = []
+        self.label_menu.addAction(self.actions_by_name["new_label"])
+        self.label_menu.addSeparator()
         if self.session is None:
             return
         for label in self.session.labels:
@@ -374,6 +378,28 @@ class MainWindow(QMainWindow):
         self.who.setText(f"Annotator: {name}")
         return True
 
+    def new_label(self, name: str | None = None) -> bool:
+        """Add a label to the project (its key and colour follow from its position)."""
+        if self.session is None:
+            return False
+        if name is None:
+            from PySide6.QtWidgets import QInputDialog
+
+            name, ok = QInputDialog.getText(self, "New label", "Label name (e.g. PATIENT, DATE):")
+            if not ok:
+                return False
+        try:
+            added = self.project.add_label(name.strip(), self.config.annotator)
+        except DeidError as exc:
+            self.report_error("Cannot add the label", exc)
+            return False
+        self.session.refresh_labels()
+        self._labels_changed()
+        if added:
+            key = self.session.label_keys.get(name.strip())
+            self.statusBar().showMessage(f"Label {name.strip()} added" + (f": key {key}" if key else ""), 8000)
+        return added
+
     def change_annotator(self) -> None:
         name = ask_annotator(self, self.config.annotator)
         if not name or name == self.config.annotator:
@@ -472,6 +498,7 @@ class MainWindow(QMainWindow):
         get["undo"].setEnabled(s is not None)
         get["redo"].setEnabled(s is not None)
         get["import"].setEnabled(s is not None and not busy)
+        get["new_label"].setEnabled(s is not None)
         get["export"].setEnabled(s is not None)
         get["next_batch"].setEnabled(s is not None and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
@@ -602,6 +629,7 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot start the job", exc)
             return False
         self.job, self.job_kind = job, job.kind
+        self.job_project = str(self.project.path) if self.project is not None else None
         self.job_label.setText(title)
         self.job_bar.setRange(0, 0)
         self.job_cancel.setEnabled(True)
@@ -671,6 +699,11 @@ class MainWindow(QMainWindow):
         self.last_result = result
         if kind == "demo":
             self.open_project(result["path"])
+            return
+        current = str(self.project.path) if self.project is not None else None
+        if self.job_project is not None and current != self.job_project:
+            self.statusBar().showMessage(f"{kind.replace('_', ' ')} of {Path(self.job_project).name} "
+                                         f"finished (that project is no longer open).", 15000)
             return
         if kind == "import":
             r = result

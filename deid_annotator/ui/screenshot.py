@@ -96,22 +96,24 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(3):
         press(Qt.Key_Return)
     text = s.note.text
-    # reject and re-add the pending name that recurs most in the batch: the propagation
-    # panel then lists its other occurrences
-    texts = [s.text(n) for n in s.note_ids]
+    # add a PHI span the pre-annotation missed or got wrong (from the demo's gold), the one
+    # whose text recurs most in the batch: the propagation panel then lists the others
+    from ..demo import demo_gold
+
+    gold_note = demo_gold().by_id().get(s.note.id)
+    texts = [s.text(n).lower() for n in s.note_ids]
+    proposed = {(x.start, x.end, x.label) for x in s.spans}
     target, best = None, 0
-    for span in list(s.spans):
-        if span.status == "pending" and span.label in ("PATIENT", "DOCTOR", "HOSPITAL"):
-            name = text[span.start:span.end].lower()
-            count = sum(t.lower().count(name) for t in texts)
-            if count > best:
-                target, best = span, count
+    for g in (gold_note.spans if gold_note else []):
+        if g.key in proposed or g.label not in s.label_keys:
+            continue
+        count = sum(t.count(text[g.start:g.end].lower()) for t in texts)
+        if count > best:
+            target, best = g, count
     if target is not None:
-        s.select(target.id)
-        press(Qt.Key_Delete)          # rejected ...
         press(Qt.Key_Escape)
         editor.select_range(target.start, target.end)
-        QTest.keyClicks(editor, s.label_keys[target.label])   # ... and added again: propagation
+        QTest.keyClicks(editor, s.label_keys[target.label])
         app.processEvents()
     press(Qt.Key_Tab)
     press(Qt.Key_Tab)
