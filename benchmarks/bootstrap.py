@@ -109,6 +109,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the loop")
     ap.add_argument("--out", type=Path, default=None, help="where the CSVs, PNGs and table go")
     ap.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--length-power", type=float, default=None,
+                    help="active: uncertainty divided by tokens ** A (default: the loop's)")
     args = ap.parse_args()
 
     if not (args.corpus / "id.text").is_file():
@@ -133,6 +135,8 @@ def main() -> int:
                     "--eval-corpus", str(work / "eval"), "--batch-size", str(args.batch_size),
                     "--batches", str(args.batches), "--strategy", strategy, "--tagger", args.tagger,
                     "--out", str(target), "--seed", str(args.seed)]
+            if args.length_power is not None:
+                argv += ["--length-power", str(args.length_power)]
             for option in args.tagger_option:
                 argv += ["--tagger-option", option]
             code = run_simulate(argv)

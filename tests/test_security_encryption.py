@@ -15,6 +15,9 @@ from deid_annotator.store import crypto
 from deid_annotator.store.passphrase import (PASSPHRASE_ENV, create_project, open_project,
                                              passphrase_from_env_or_prompt)
 
+pytestmark = pytest.mark.skipif(not crypto.available(),
+                                reason="sqlcipher3-binary is not installed (setup.cfg must list it)")
+
 PHI_NAME = "Quilliam Featherstonehaugh"
 PHI_MRN = "MRN-88342117"
 PHI_META = "Zanzibar Ward"

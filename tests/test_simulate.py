@@ -129,3 +129,26 @@ def test_demo_refuses_a_file_that_is_not_a_project(tmp_path):
     bogus.write_text("hello")
     with pytest.raises(ProjectError):
         open_or_create_demo(bogus)
+
+
+def test_interrupted_simulation_keeps_the_batches_done_and_cleans_up(tmp_path):
+    from deid_annotator.loop.simulation import read_csv, simulate
+
+    corpus = generate_corpus(30, seed=4)
+    pool = Corpus(corpus.notes[:24])
+    evaluation = Corpus(corpus.notes[24:])
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def stop_after_two(k, total, row):
+        if k == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        simulate(pool, evaluation, batch_size=4, batches=5, strategy="active", tagger="test-memo",
+                 out_dir=tmp_path / "out", batch_progress=stop_after_two, workdir=work)
+    rows = read_csv(tmp_path / "out" / "learning_curve.csv")
+    assert [r["batch"] for r in rows] == ["1", "2"] and rows[1]["notes_annotated"] == "8"
+    assert (tmp_path / "out" / "learning_curve.png").is_file()
+    assert list(work.iterdir()) == []  # the temporary project and its model cache are gone
+    assert os.environ.get("DEID_ANNOTATOR_CACHE") == str(tmp_path / "cache")  # restored

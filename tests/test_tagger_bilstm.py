@@ -14,7 +14,7 @@ from deid_annotator.progress import Progress  # noqa: E402
 from deid_annotator.taggers import create_tagger, load_model  # noqa: E402
 from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger  # noqa: E402
 from deid_annotator.taggers.bilstm_crf.batching import (prediction_windows, stitch,  # noqa: E402
-                                                        training_windows, encode)
+                                                        training_windows, encode, TokenTable)
 from deid_annotator.taggers.bilstm_crf.tagger import split_by_patient  # noqa: E402
 from deid_annotator.taggers.bilstm_crf.vocabulary import (Vocabulary, normalize_word,  # noqa: E402
                                                           token_shape, SHAPES)
@@ -145,7 +145,7 @@ def test_training_windows_do_not_cut_spans():
     tokens = tok(note.text)
     from deid_annotator.tokenization import spans_to_bio
     bio, _ = spans_to_bio(tokens, note.spans)
-    e = encode(note.text, tokens, Vocabulary())
+    e = encode(note.text, tokens, TokenTable(Vocabulary(), Vocabulary()))
     inside = np.array([t.startswith("I-") for t in bio])
     wins = training_windows(e, 25, inside)
     assert wins[0][0] == 0 and wins[-1][1] == len(tokens)
@@ -291,7 +291,8 @@ def test_pretrained_vectors_initialise_embeddings():
 def test_progress_reports_each_epoch():
     events = []
     BiLstmCrfTagger(**dict(SMALL, max_epochs=2, patience=5)).fit(corpus(10), Progress(events.append))
-    train = [e for e in events if e.stage == "train"]
+    assert events[0].stage == "train" and events[0].done == 0      # "preparing"
+    train = [e for e in events if e.stage == "train" and e.done > 0]
     assert [e.done for e in train] == [1, 2] and train[0].total == 2
     assert "loss" in train[0].message and "dev F1" in train[0].message
     assert {"epoch", "loss", "eta_seconds"} <= set(train[0].info)
@@ -372,3 +373,28 @@ def test_corrupt_model_files_name_the_directory(tmp_path, trained):
     (directory / "weights.pt").unlink()
     with pytest.raises(ModelError, match="no weights.pt"):
         load_model(directory)
+
+
+def test_own_adam_follows_the_adam_update():
+    """Kingma & Ba's update, written out (torch.optim.Adam would import torch._dynamo: slow)."""
+    from deid_annotator.taggers.bilstm_crf.optim import Adam
+    g = torch.Generator().manual_seed(0)
+    a = torch.nn.Parameter(torch.randn(5, generator=g, dtype=torch.float64))
+    ref = a.detach().clone()
+    m = torch.zeros_like(ref)
+    v = torch.zeros_like(ref)
+    ours = Adam([a], lr=0.01)
+    for t in range(1, 11):
+        grad = torch.randn(5, generator=g, dtype=torch.float64)
+        a.grad = grad.clone()
+        ours.step()
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        ref = ref - 0.01 * (m / (1 - 0.9 ** t)) / ((v / (1 - 0.999 ** t)).sqrt() + 1e-8)
+    assert torch.allclose(a.detach(), ref, atol=1e-12)
+
+
+def test_time_budget_stops_after_an_epoch():
+    tagger = BiLstmCrfTagger(**dict(SMALL, max_epochs=50, patience=50, max_seconds=0.001))
+    tagger.fit(corpus(10))
+    assert tagger.training["epochs"] == 1

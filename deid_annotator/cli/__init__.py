@@ -14,11 +14,11 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import CancelledError, DeidError
-from . import (corpus_commands, demo_command, deidentify_command, evaluate_command,
-               model_commands)
+from . import (app_command, backup_commands, corpus_commands, demo_command, deidentify_command,
+               evaluate_command, model_commands, simulate_command)
 
-COMMAND_MODULES = (demo_command, corpus_commands, evaluate_command, model_commands,
-                   deidentify_command)
+COMMAND_MODULES = (app_command, demo_command, corpus_commands, evaluate_command, model_commands,
+                   simulate_command, deidentify_command, backup_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,6 +46,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_lang(p)
     p.add_argument("--max-epochs", type=int, default=None,
                    help="neural taggers: at most this many epochs per retrain")
+    p.add_argument("--length-power", type=float, default=None, metavar="A",
+                   help="active: divide a note's summed uncertainty by its tokens ** A (0 favours "
+                        "long notes, 1 short ones; default 0.5)")
     p.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE",
                    help="a tagger option, e.g. max_iterations=50 for crf (repeatable; values "
                         "are read as JSON when they parse, else as text)")
@@ -92,6 +95,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                               out_dir=args.out, seed=args.seed, lang=args.lang,
                               tagger_options=parse_options(args.tagger_option),
                               hints={"max_epochs": args.max_epochs},
+                              length_power=args.length_power,
                               progress=progress, batch_progress=after_batch)
         except KeyboardInterrupt:
             print(f"deid-annotator simulate: interrupted; the batches done so far are in "

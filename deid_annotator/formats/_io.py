@@ -125,6 +125,10 @@ def read_text(path: Path) -> tuple[str, bool]:
 
 
 def encode(text: str, bom: bool, what: str) -> bytes:
+    # A text that itself begins with U+FEFF needs a BOM before it: readers drop one
+    # leading BOM, which would otherwise eat the text's first character (and shift
+    # every offset after it).
+    bom = bom or text.startswith("\ufeff")
     try:
         return (BOM if bom else b"") + text.encode("utf-8")
     except UnicodeEncodeError as exc:

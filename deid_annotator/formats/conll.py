@@ -174,6 +174,7 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
             if not _LABEL.fullmatch(s.label):
                 raise FormatError(f"note {note.id!r}: label {s.label!r} cannot be a CoNLL tag "
                                   f"(it contains a space)")
+        encode(note.text, False, f"note {note.id!r}")  # a lone surrogate: FormatError, not a crash
         tokens = _given_tokens(note.text) if note.id in pretokenized else None
         if tokens is None:
             tokenizer = tokenizer or Tokenizer(corpus.meta.get("lang", "en"))

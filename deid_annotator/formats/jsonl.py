@@ -47,9 +47,13 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
             gap += content + eol
             continue
         try:
-            obj = json.loads(content)
+            obj = json.loads(content, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, lineno) from None
+        except ValueError as exc:  # NaN/Infinity, or a number of more than 4300 digits
+            raise FormatError(f"not valid JSON: {exc}", path, lineno) from None
+        except RecursionError:
+            raise FormatError("not valid JSON: nested too deeply", path, lineno) from None
         note, extra = _note_from(obj, labels, path, lineno)
         ids.add(note.id, path, lineno)
         if style is None:
@@ -91,6 +95,10 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
     write_file_atomic(path, encode("".join(parts), meta.get("bom", False), str(path)))
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _note_from(obj: Any, labels: LabelSet | None, path: Path, line: int) -> tuple[Note, dict]:
     def fail(message: str):
         raise FormatError(message, path, line)
@@ -102,6 +110,13 @@ def _note_from(obj: Any, labels: LabelSet | None, path: Path, line: int) -> tupl
         fail("\"id\" must be a non-empty string")
     if not isinstance(text, str):
         fail(f"note {note_id!r}: \"text\" must be a string")
+    for what, value in (("id", note_id), ("text", text)):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a "\ud800" escape: JSON allows it, text cannot
+                fail(f"note {note_id!r}: \"{what}\" holds a lone surrogate "
+                     f"{value[exc.start]!r} at character {exc.start}, which is not text")
     meta = obj.get("meta", {})
     if not isinstance(meta, dict):
         fail(f"note {note_id!r}: \"meta\" must be an object")

@@ -19,8 +19,9 @@ from ..errors import DeidError, ProjectError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
-from .models import current_tagger
-from .selection import check_strategy, select_active, select_random, select_sequential
+from .models import PREDICT_LOCK, current_tagger
+from .selection import (LENGTH_POWER, check_strategy, select_active, select_random,
+                        select_sequential)
 
 #: The batch sizes the app offers (any positive size works).
 BATCH_SIZES = (10, 20, 40)
@@ -50,7 +51,8 @@ def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
                   progress: Progress | None = None) -> dict[str, list[Span]]:
     """The tagger's spans for these notes (labels fitted to the project's)."""
     notes = project.notes(list(note_ids))
-    predictions = tagger.predict(notes, progress=progress) if notes else []
+    with PREDICT_LOCK:
+        predictions = tagger.predict(notes, progress=progress) if notes else []
     return {n.id: list(spans) for n, spans in zip(notes, predictions)}
 
 
@@ -85,9 +87,10 @@ def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
 def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
                progress: Progress | None = None, annotator: str | None = None,
                tagger: Tagger | None = None, model_version: int | None = None,
-               measure: str = "entropy") -> int:
+               measure: str = "entropy", length_power: float | None = None) -> int:
     """Create the project's next batch of ``size`` notes and pre-annotate it; returns its id.
 
+    ``measure``/``length_power``: the active strategy's uncertainty (see :mod:`.selection`).
     ``tagger``/``model_version`` override the current model (tests, simulations). Fewer
     notes than ``size`` left: the batch takes them all. None left: :class:`DeidError`.
     """
@@ -107,7 +110,9 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
         picked = select_random(pool, size, seed, number)
     else:
         picked = select_active(pool, size, tagger, lambda ids: project.notes(ids), seed=seed,
-                               batch_number=number, measure=measure, progress=progress).note_ids
+                               batch_number=number, measure=measure, progress=progress,
+                               length_power=LENGTH_POWER if length_power is None
+                               else length_power).note_ids
     report(progress, "pre-annotate", 0, len(picked), f"batch {number}")
     predictions = predict_spans(tagger, project, picked, progress)
     if progress is not None:

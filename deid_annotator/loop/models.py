@@ -33,7 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError, ProjectError
+from ..errors import DeidError, ModelError, ProjectError
 from ..store import ModelVersion, Project
 from ..store.records import now
 from ..taggers import Tagger, create_tagger, load_model
@@ -47,6 +47,10 @@ CACHE_ENV = "DEID_ANNOTATOR_CACHE"
 PATH_PREFIX = "in-project:"
 #: The tagger that pre-annotates while a project has no trained model.
 BOOTSTRAP_TAGGER = "rules"
+#: Held around every prediction the loop makes: loaded taggers are shared through the
+#: in-memory cache and are not thread-safe (a CRF tagger keeps per-call state), while a
+#: retrain job's thread and the UI thread may both pre-annotate.
+PREDICT_LOCK = threading.RLock()
 
 
 # -- packing ---------------------------------------------------------------------------
@@ -130,6 +134,13 @@ def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
     if tagger is not None:
         _MEMORY.put(sha, tagger)
     return number
+
+
+def remember(project: Project, number: int, tagger: Tagger) -> None:
+    """Put a version's trained tagger in the in-memory cache (no reload next time)."""
+    info = archive_info(project, number)
+    if info is not None:
+        _MEMORY.put(info["sha256"], tagger)
 
 
 def archive_info(project: Project, number: int) -> dict[str, Any] | None:
@@ -274,8 +285,22 @@ def current_tagger(project: Project) -> tuple[Tagger, int | None]:
     ``rules`` tagger and None while the project has no trained model."""
     version = project.current_model_version()
     if version is None:
-        return create_tagger(BOOTSTRAP_TAGGER, lang=project.lang), None
+        return bootstrap_tagger(project.labels(), project.lang), None
     return load_version(project, version.number), version.number
+
+
+def bootstrap_tagger(labels: list[str] | None = None, lang: str = "en") -> Tagger:
+    """The ``rules`` tagger speaking these labels (the project's), when its constructor
+    takes a ``labels`` option."""
+    from ..taggers import tagger_class
+
+    cls = tagger_class(BOOTSTRAP_TAGGER)
+    if labels:
+        try:
+            return cls(lang=lang, labels=list(labels))
+        except (TypeError, DeidError):  # a rules tagger without a labels option
+            pass
+    return create_tagger(BOOTSTRAP_TAGGER, lang=lang)
 
 
 def rollback(project: Project, number: int, annotator: str | None = None) -> None:

@@ -40,7 +40,7 @@ from ..store import Project
 from ..taggers import Tagger, tagger_class
 from .batches import refresh_open_batches
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
-from .models import load_version, store_model
+from .models import PREDICT_LOCK, load_version, remember, store_model
 
 
 @dataclass(slots=True)
@@ -92,7 +92,8 @@ def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = No
     """Token / strict / instance scores of the tagger on gold notes (JSON-ready)."""
     from ..evaluation import evaluate
 
-    predictions = tagger.predict(gold.notes, progress=progress)
+    with PREDICT_LOCK:
+        predictions = tagger.predict(gold.notes, progress=progress)
     pred = Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
     return _scores(evaluate(gold, pred))
 
@@ -292,8 +293,7 @@ class RetrainJob:
                 os.chmod(workdir, 0o700)
                 tagger.save(workdir / "model")
                 version = store_model(project, name, workdir / "model", metrics=metrics,
-                                      training_notes=len(train), annotator=self.annotator,
-                                      tagger=tagger)
+                                      training_notes=len(train), annotator=self.annotator)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
             quiet.report("store", 1, 1, f"model version {version}")
@@ -305,6 +305,7 @@ class RetrainJob:
                                                      progress=quiet)
                 except Exception as exc:  # the version stands; say what went wrong
                     refresh_error = f"{type(exc).__name__}: {exc}"
+            remember(project, version, tagger)  # only now may other threads get this object
         return RetrainResult(version, name, len(train), len(held), metrics,
                              time.perf_counter() - started, train_seconds, warm, refreshed,
                              refresh_error, tagger)

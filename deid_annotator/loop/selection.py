@@ -22,6 +22,11 @@ Every strategy draws only from the pool of notes in no batch and without gold
     * otherwise the sum, over the predicted spans, of the binary entropy of their
       confidence (spans without a confidence count as fully uncertain, 0.69 nats).
 
+    Either sum is divided by ``n ** length_power`` (``n``: the note's tokens;
+    :data:`LENGTH_POWER` by default). A plain sum (power 0) favours long notes: they hold
+    more uncertain tokens, but they also cost the annotator more time and make every
+    retrain slower; the mean (power 1) favours short notes with one doubtful token.
+
     The :data:`CANDIDATE_FACTOR` x N most uncertain notes are candidates; the batch is
     picked from them greedily: first the most uncertain, then each time the candidate
     maximising ``(1 - diversity) * u + diversity * d``, where ``u`` is its uncertainty
@@ -50,6 +55,8 @@ SAMPLE_LIMIT = 2000
 CANDIDATE_FACTOR = 4
 #: Weight of diversity against uncertainty when picking among the candidates.
 DIVERSITY = 0.5
+#: A note's summed uncertainty is divided by (its tokens) ** LENGTH_POWER.
+LENGTH_POWER = 0.5
 _LN2 = math.log(2.0)
 
 
@@ -102,26 +109,41 @@ def span_uncertainty(confidences: Sequence[float | None]) -> float:
     return total
 
 
+def _scaled(total: float, n_tokens: int, length_power: float) -> float:
+    return total / max(1, n_tokens) ** length_power if length_power else total
+
+
 def uncertainties(tagger, notes: Sequence[Note], measure: str = "entropy",
-                  progress: Progress | None = None) -> tuple[np.ndarray, str]:
+                  progress: Progress | None = None, length_power: float = LENGTH_POWER
+                  ) -> tuple[np.ndarray, str]:
     """Each note's uncertainty under ``tagger`` and where it came from ("tokens" or "spans")."""
     if not notes:
         return np.zeros(0), "none"
+    from .models import PREDICT_LOCK
+
+    with PREDICT_LOCK:
+        return _uncertainties(tagger, notes, measure, progress, length_power)
+
+
+def _uncertainties(tagger, notes, measure, progress, length_power) -> tuple[np.ndarray, str]:
     probabilities = getattr(tagger, "token_phi_probabilities", None)
     if callable(probabilities):  # bilstm-crf: all notes at once
         per_note = probabilities(notes, progress=progress)
-        return np.array([token_uncertainty(np.asarray(p), measure) for _, p in per_note]), "tokens"
+        return np.array([_scaled(token_uncertainty(np.asarray(p), measure), len(p), length_power)
+                         for _, p in per_note]), "tokens"
     marginals = getattr(tagger, "predict_token_marginals", None)
     if callable(marginals):  # crf: one note at a time
         scores = []
         for k, note in enumerate(notes):
-            scores.append(token_uncertainty(np.asarray(marginals(note).phi), measure))
+            phi = np.asarray(marginals(note).phi)
+            scores.append(_scaled(token_uncertainty(phi, measure), len(phi), length_power))
             if k % 50 == 49:
                 report(progress, "score", k + 1, len(notes), "scoring uncertainty")
         return np.array(scores), "tokens"
     predictions = tagger.predict(notes, progress=progress)
-    return np.array([span_uncertainty([s.confidence for s in spans])
-                     for spans in predictions]), "spans"
+    return np.array([_scaled(span_uncertainty([s.confidence for s in spans]),
+                             len(note.text.split()), length_power)
+                     for note, spans in zip(notes, predictions)]), "spans"
 
 
 # -- diversity -----------------------------------------------------------------------------
@@ -176,7 +198,8 @@ class ActiveChoice:
 def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[list[str]], list[Note]],
                   *, seed: int = 0, batch_number: int = 0, measure: str = "entropy",
                   diversity: float = DIVERSITY, sample_limit: int = SAMPLE_LIMIT,
-                  progress: Progress | None = None) -> ActiveChoice:
+                  length_power: float = LENGTH_POWER, progress: Progress | None = None
+                  ) -> ActiveChoice:
     """Pick ``size`` notes of ``pool`` by uncertainty under ``tagger`` and diversity."""
     ids = list(pool)
     if len(ids) > sample_limit:
@@ -184,7 +207,8 @@ def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[
         ids.sort(key={i: k for k, i in enumerate(pool)}.__getitem__)  # keep pool order
     notes = read_notes(ids)
     report(progress, "score", 0, len(notes), "scoring uncertainty")
-    scores, signal = uncertainties(tagger, notes, measure, progress=progress)
+    scores, signal = uncertainties(tagger, notes, measure, progress=progress,
+                                   length_power=length_power)
     report(progress, "score", len(notes), len(notes), "scoring uncertainty")
     n_candidates = min(len(ids), max(CANDIDATE_FACTOR * size, 2 * size + 10))
     order = np.argsort(-scores, kind="stable")[:n_candidates]

@@ -36,7 +36,7 @@ from ..progress import Progress, report
 from ..store import Project
 from .batches import next_batch
 from .effort import compare_spans
-from .models import BOOTSTRAP_TAGGER
+from .models import bootstrap_tagger
 from .retrain import RetrainJob, evaluate_tagger
 from .selection import check_strategy
 
@@ -174,7 +174,7 @@ def plot(rows: Sequence[SimulationRow], path: Path, title: str = "",
 def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: int,
              strategy: str = "sequential", tagger: str = "crf", out_dir: str | Path | None = None,
              seed: int = 0, lang: str = "en", tagger_options: dict[str, Any] | None = None,
-             hints: dict[str, Any] | None = None,
+             hints: dict[str, Any] | None = None, length_power: float | None = None,
              progress: Progress | None = None, batch_progress=None,
              workdir: str | Path | None = None) -> SimulationResult:
     """Run the loop (see the module docstring); writes ``learning_curve.csv`` (after every
@@ -205,9 +205,7 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
     old_cache = os.environ.get("DEID_ANNOTATOR_CACHE")
     os.environ["DEID_ANNOTATOR_CACHE"] = str(tmp / "cache")  # models of the run die with it
     try:
-        from ..taggers import create_tagger
-
-        rules = create_tagger(BOOTSTRAP_TAGGER, lang=lang)
+        rules = bootstrap_tagger(_labels_of(corpus, eval_corpus), lang)
         result.baseline = evaluate_tagger(rules, eval_corpus)["token"]
         db = tmp / "simulation.db"
         with Project.create(db, labels=_labels_of(corpus, eval_corpus), lang=lang) as project:
@@ -216,7 +214,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                 if not project.unannotated_note_ids():
                     break
                 report(progress, "batch", k - 1, batches, f"batch {k}: selecting")
-                batch_id = next_batch(project, batch_size, strategy, seed=seed, progress=progress)
+                batch_id = next_batch(project, batch_size, strategy, seed=seed, progress=progress,
+                                      length_power=length_power)
                 apply_gold(project, batch_id, gold)
                 ids = [bn.note_id for bn in project.batch_notes(batch_id)]
                 corrections = sum((compare_spans(project.spans(i, source="model"), gold[i].spans)

@@ -201,7 +201,10 @@ def check_snapshot(snapshot: str | os.PathLike, passphrase: str | None = None) -
     snapshot = Path(snapshot)
     if not snapshot.is_file():
         raise ProjectError(f"{snapshot}: no such snapshot file")
-    key, salt = _key_for(snapshot, passphrase)
+    return _check_snapshot(snapshot, *_key_for(snapshot, passphrase))
+
+
+def _check_snapshot(snapshot: Path, key: bytes | None, salt: bytes | None) -> dict[str, Any]:
     conn = _connect_file(snapshot, key, salt, read_only=True)
     try:
         try:
@@ -235,13 +238,15 @@ def restore(project_path: str | os.PathLike, snapshot: str | os.PathLike, *,
     from .project import Project
 
     project_path, snapshot = Path(project_path), Path(snapshot)
-    info = check_snapshot(snapshot, passphrase)
+    if not snapshot.is_file():
+        raise ProjectError(f"{snapshot}: no such snapshot file")
+    snap_key, snap_salt = _key_for(snapshot, passphrase)
+    info = _check_snapshot(snapshot, snap_key, snap_salt)
     name = re.escape(project_path.name)
     for pattern in (_tmp_pattern(name + r"\.replaced-\d{8}T\d{6}\.\d{6}Z"),
                     _tmp_pattern(r"\." + name + r"\.restoring-\d+"),
                     r"\." + name + r"\.restoring-(?P<pid>\d+)" + _SIDE):
         remove_stale_temporaries(project_path.parent, pattern)
-    snap_key, snap_salt = _key_for(snapshot, passphrase) if info["encrypted"] else (None, None)
     if not project_path.exists():
         project_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = project_path.with_name(f".{project_path.name}.restoring-{os.getpid()}")
@@ -267,7 +272,11 @@ def restore(project_path: str | os.PathLike, snapshot: str | os.PathLike, *,
         raise ProjectError(f"{snapshot}: that is the project itself")
     lock = locking.acquire(project_path, exclusive=True)
     try:
-        key, salt = _key_for(project_path, passphrase)
+        if snap_key is not None and crypto.file_kind(project_path) == "encrypted" \
+                and crypto.file_salt(project_path) == snap_salt:
+            key, salt = snap_key, snap_salt  # same salt and passphrase: the same key
+        else:
+            key, salt = _key_for(project_path, passphrase)
         if (key, salt) != (snap_key, snap_salt):
             raise ProjectError(
                 f"{snapshot}: encrypted differently from {project_path} (another passphrase, "

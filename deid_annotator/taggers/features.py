@@ -8,6 +8,7 @@ Feature families, for each token of :mod:`deid_annotator.tokenization`:
   in ("Xxxx", "d/dd,"), and their short forms ("Xx", "d/d,");
 - gazetteers (:mod:`.gazetteers`): first / last name (with a rank bucket), common
   English word, city, state, state code, country, holiday, profession, street suffix;
+  the word's Brown cluster (bit-path prefixes of 2, 4, 6, 8 and all bits);
 - patterns (:mod:`.patterns`): the category and kind of each regular-expression match
   covering the token (dates, phones, ages, ids..., and NONPHI times, doses, ratios);
 - cue words: title, credential, kinship, hospital and location cue classes;
@@ -79,7 +80,7 @@ class Sequence_:
 
 
 #: Neighbour features copied into the window (by name prefix).
-_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct")
+_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct", "bc")
 
 
 class FeatureExtractor:
@@ -270,6 +271,13 @@ class FeatureExtractor:
                     f["g:common"] = "hi" if p > -9 else "mid" if p > -12 else "lo"
                 else:
                     f["g:rare"] = 1.0
+                cl = gaz.cluster(w)
+                if cl:
+                    bits = bin(cl)[3:]  # the path below the root
+                    for k in (2, 4, 6, 8):
+                        if len(bits) > k:
+                            f[f"bc{k}"] = bits[:k]
+                    f["bc"] = bits
                 if lw in gaz.street_suffixes:
                     f["g:street"] = 1.0
                 if w.isupper() and len(w) == 2 and w in self._state_codes:

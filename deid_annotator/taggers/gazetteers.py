@@ -53,6 +53,8 @@ class Gazetteers:
     common: dict[str, float] = field(default_factory=dict)      # word -> log probability
     states: dict[str, str] = field(default_factory=dict)        # name -> postal code
     street_suffixes: frozenset[str] = frozenset()
+    #: lower-case word -> "lower-form cluster<TAB>title-form cluster" (Brown clusters, 0: none)
+    clusters: dict[str, str] = field(default_factory=dict)
     #: phrase (tuple of lower-case pieces) -> categories
     phrases: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
     #: first piece -> longest phrase length starting with it
@@ -91,6 +93,18 @@ class Gazetteers:
 
     def is_common(self, word: str) -> bool:
         return fold(word) in self.common
+
+    def cluster(self, word: str) -> int:
+        """The Brown cluster of ``word`` (0 when unknown): of its title-case form when the
+        word is capitalised or all capitals, else of its lower-case form (title-case
+        form as a fall-back)."""
+        entry = self.clusters.get(fold(word))
+        if entry is None:
+            return 0
+        low, _, title = entry.partition("\t")
+        if word[:1].isupper():
+            return int(title) or int(low)
+        return int(low) or int(title)
 
     def name_rank(self, word: str) -> int | None:
         w = fold(word)
@@ -150,6 +164,7 @@ def _load(directory: str) -> Gazetteers:
         common=_read_tsv(d / "common_words.tsv", float),
         states=_read_tsv(d / "states.tsv", str),
         street_suffixes=frozenset(_read_lines(d / "street_suffixes.txt")),
+        clusters=_read_tsv(d / "clusters.tsv", str),
     )
     g.add_phrases(CITY, _read_lines(d / "cities.txt"), folded=True)
     g.add_phrases(COUNTRY, _read_lines(d / "countries.txt"), folded=True)

@@ -14,6 +14,7 @@ kinship terms, hospital words), not gazetteers: gazetteers are built from packag
 """
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
 from dataclasses import dataclass
@@ -268,7 +269,7 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(r"\b[\w\-]+(?:\.[\w\-]+)*\.(?:com|org|net|edu|gov|info|biz|us|uk|ca)\b"
             r"(?:/[^\s<>\"']*[^\s<>\"'.,;:!?])?", _I), CONTACT, "url", 0.8),
         P(c(r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)"
-            r"(?![\d.])"), CONTACT, "ip", 0.9),
+            r"(?!\d|\.\d)"), CONTACT, "ip", 0.9),
         # ---- phone and fax ------------------------------------------------------
         P(c(r"(?i:fax|facsimile)\s*(?:#|no\.?|number)?\s*:?\s*(?P<p>(?:\+?1[\s.\-]?)?\(?\d{3}"
             r"\)?[\s.\-]?\d{3}[\s.\-]?\d{4})(?!\d)"), PHONE, "fax", 0.95, group="p"),
@@ -370,32 +371,53 @@ def find_patterns(text: str, negatives: bool = True,
             (neg if p.category == NONPHI else phi).append(
                 PatternMatch(start, end, p.category, kind, float(conf)))
     if neg:
-        # a PHI match entirely inside a NONPHI match, and not longer than it, is dropped
-        # unless it is a strong pattern (full dates, phones, e-mails...)
-        neg.sort(key=lambda x: x.start)
-        kept = []
-        for mt in phi:
-            inside = any(n.start <= mt.start and mt.end <= n.end and n.confidence >= mt.confidence
-                         for n in neg if n.start <= mt.start)
-            if not inside:
-                kept.append(mt)
-        phi = kept
-        # and a NONPHI match that a strong PHI match covers is dropped too
-        neg = [n for n in neg if not any(p.start <= n.start and n.end <= p.end
-                                         and p.confidence >= 0.85 for p in phi)]
+        # a PHI match inside a NONPHI match at least as confident is dropped; a NONPHI
+        # match inside a strong PHI match (full dates, phones...) is dropped too
+        phi = [m for m in phi if not _inside(m, neg, lambda n, m=m: n.confidence >= m.confidence)]
+        strong = [p for p in phi if p.confidence >= 0.85]
+        neg = [n for n in neg if not _inside(n, strong, lambda p: True)]
     out = phi + (neg if negatives else [])
     out.sort(key=lambda x: (x.start, -x.end, x.category))
     return out
 
 
+def _inside(m: PatternMatch, others: list[PatternMatch], accept) -> bool:
+    """Whether some match of ``others`` (any order) contains ``m`` and is accepted."""
+    index = _interval_index(others)
+    starts, items, longest = index
+    lo = bisect.bisect_left(starts, m.start - longest)
+    hi = bisect.bisect_right(starts, m.start)
+    return any(o.start <= m.start and m.end <= o.end and accept(o) for o in items[lo:hi])
+
+
+_INDEX_CACHE: dict[int, tuple] = {}
+
+
+def _interval_index(others: list[PatternMatch]) -> tuple:
+    key = id(others)
+    cached = _INDEX_CACHE.get(key)
+    if cached is not None and cached[0] is others:
+        return cached[1]
+    items = sorted(others, key=lambda o: o.start)
+    index = ([o.start for o in items], items, max((o.end - o.start for o in items), default=0))
+    _INDEX_CACHE.clear()
+    _INDEX_CACHE[key] = (others, index)
+    return index
+
+
 def resolve(matches: Iterable[PatternMatch]) -> list[PatternMatch]:
     """Non-overlapping PHI matches: higher confidence first, then longer, then earlier."""
-    chosen: list[PatternMatch] = []
+    starts: list[int] = []
+    chosen: list[PatternMatch] = []   # sorted by start, never overlapping
     for m in sorted((m for m in matches if m.category != NONPHI),
                     key=lambda m: (-m.confidence, -(m.end - m.start), m.start)):
-        if all(m.end <= c.start or c.end <= m.start for c in chosen):
-            chosen.append(m)
-    chosen.sort(key=lambda m: m.start)
+        k = bisect.bisect_left(starts, m.start)
+        if k < len(chosen) and chosen[k].start < m.end:
+            continue
+        if k > 0 and chosen[k - 1].end > m.start:
+            continue
+        starts.insert(k, m.start)
+        chosen.insert(k, m)
     return chosen
 
 

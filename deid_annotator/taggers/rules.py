@@ -67,6 +67,7 @@ DEFAULTS: dict[str, Any] = {
     "labels": None,           # the project's label set, when known before fit
     "min_precision": 0.2,     # keys below this precision on gold data are switched off
     "min_support": 3,         # matches needed to judge a key on its own
+    "min_confidence": 0.4,    # spans below this confidence are not output
 }
 
 
@@ -600,8 +601,9 @@ class RulesTagger(Tagger):
                 continue
             c = m.confidence if conf is None else min(1.0, 0.5 * m.confidence + 0.5 * conf)
             scored.append(PatternMatch(m.start, m.end, label, m.kind, round(float(c), 4)))
+        floor = float(self.options.get("min_confidence") or 0.0)
         return [Span(m.start, m.end, m.category, self.name, m.confidence)
-                for m in P.resolve(scored)]
+                for m in P.resolve(scored) if m.confidence >= floor]
 
     # -- persistence --------------------------------------------------------------------
     def _save_state(self, directory) -> None:
@@ -629,3 +631,18 @@ class RulesTagger(Tagger):
 
 
 __all__ = ["RulesTagger", "find_rule_matches", "I2B2_MAP", "i2b2_label"]
+
+
+def _explicit_signature(cls) -> None:
+    """Show the options as keyword parameters (``inspect.signature``), so that callers
+    that pass only the options a tagger accepts (the union tagger) can tell which."""
+    import inspect
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+              inspect.Parameter("lang", inspect.Parameter.POSITIONAL_OR_KEYWORD, default="en")]
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+               for k, v in DEFAULTS.items()]
+    cls.__init__.__signature__ = inspect.Signature(params)
+
+
+_explicit_signature(RulesTagger)

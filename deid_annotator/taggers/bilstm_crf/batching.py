@@ -16,10 +16,30 @@ from .vocabulary import UNK_ID, Vocabulary, normalize_word, token_shape
 MAX_CHARS = 20
 
 
+class TokenTable:
+    """Per distinct token text: an id, its word id, shape id and char ids (cached: notes
+    repeat their words, so each text is looked up once)."""
+
+    def __init__(self, words: Vocabulary, chars: Vocabulary):
+        self.words = words
+        self.chars = chars
+        self._index: dict[str, tuple[int, int, int]] = {}
+        self.char_ids: list[list[int]] = []
+
+    def __call__(self, text: str) -> tuple[int, int, int]:
+        entry = self._index.get(text)
+        if entry is None:
+            shown = text if len(text) <= MAX_CHARS else text[:MAX_CHARS // 2] + text[-(MAX_CHARS // 2):]
+            self.char_ids.append([self.chars.get(c) for c in shown] or [UNK_ID])
+            entry = (len(self.char_ids) - 1, self.words.get(normalize_word(text)), token_shape(text))
+            self._index[text] = entry
+        return entry
+
+
 @dataclass
 class EncodedNote:
     tokens: list[Token]
-    texts: list[str]
+    text_ids: np.ndarray         # [n] ids of the token texts in the TokenTable
     words: np.ndarray            # [n] word ids
     shapes: np.ndarray           # [n] shape ids
     breaks: np.ndarray           # [n] 2: a line break before token i, 1: after ". ; :", 0: none
@@ -29,20 +49,19 @@ class EncodedNote:
         return len(self.tokens)
 
 
-def encode(text: str, tokens: list[Token], words: Vocabulary,
-           tag_ids: Sequence[int] | None = None) -> EncodedNote:
-    texts = [t.text for t in tokens]
-    word_ids = np.fromiter((words.get(normalize_word(x)) for x in texts), dtype=np.int64,
-                           count=len(texts))
-    shapes = np.fromiter((token_shape(x) for x in texts), dtype=np.int64, count=len(texts))
-    breaks = np.zeros(len(tokens), dtype=np.int8)
-    for i in range(1, len(tokens)):
-        if "\n" in text[tokens[i - 1].end:tokens[i].start]:
-            breaks[i] = 2
-        elif texts[i - 1] in (".", ";", ":", "!", "?"):
-            breaks[i] = 1
+def encode(text: str, tokens: list[Token], table: TokenTable,
+           tag_ids: Sequence[int] | None = None, with_breaks: bool = True) -> EncodedNote:
+    n = len(tokens)
+    ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 3)
+    breaks = np.zeros(n, dtype=np.int8)
+    if with_breaks:
+        for i in range(1, n):
+            if "\n" in text[tokens[i - 1].end:tokens[i].start]:
+                breaks[i] = 2
+            elif tokens[i - 1].text in (".", ";", ":", "!", "?"):
+                breaks[i] = 1
     tags = None if tag_ids is None else np.asarray(tag_ids, dtype=np.int64)
-    return EncodedNote(tokens, texts, word_ids, shapes, breaks, tags)
+    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks, tags)
 
 
 def training_windows(note: EncodedNote, max_len: int, inside: np.ndarray | None = None
@@ -136,57 +155,37 @@ def stitch(windows: Sequence[tuple[int, int]], tags: Sequence[Sequence[str]],
     return out_tags, np.concatenate(out_values, axis=0)
 
 
-class CharTable:
-    """Char ids of token texts, cached."""
-
-    def __init__(self, chars: Vocabulary):
-        self.chars = chars
-        self._cache: dict[str, list[int]] = {}
-
-    def __call__(self, text: str) -> list[int]:
-        ids = self._cache.get(text)
-        if ids is None:
-            shown = text if len(text) <= MAX_CHARS else text[:MAX_CHARS // 2] + text[-(MAX_CHARS // 2):]
-            ids = [self.chars.get(c) for c in shown] or [UNK_ID]
-            self._cache[text] = ids
-        return ids
-
-
-def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], char_table: CharTable,
+def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable,
                with_tags: bool = False) -> Batch:
     """Tensors of windows ``(note, start, end)``; distinct token texts share one char row."""
     B = len(pieces)
     L = max(end - start for _, start, end in pieces)
     words = np.zeros((B, L), dtype=np.int64)
     shapes = np.zeros((B, L), dtype=np.int64)
-    index = np.zeros((B, L), dtype=np.int64)
+    text_ids = np.zeros((B, L), dtype=np.int64)
     tags = np.zeros((B, L), dtype=np.int64) if with_tags else None
     lengths = np.zeros(B, dtype=np.int64)
-    rows: dict[str, int] = {}
-    char_rows: list[list[int]] = []
     for b, (note, start, end) in enumerate(pieces):
         n = end - start
         lengths[b] = n
         words[b, :n] = note.words[start:end]
         shapes[b, :n] = note.shapes[start:end]
+        text_ids[b, :n] = note.text_ids[start:end]
         if tags is not None:
             tags[b, :n] = note.tags[start:end]
-        for j, text in enumerate(note.texts[start:end]):
-            r = rows.get(text)
-            if r is None:
-                r = rows[text] = len(char_rows)
-                char_rows.append(char_table(text))
-            index[b, j] = r
-    C = max(len(r) for r in char_rows)
-    chars = np.zeros((len(char_rows), C), dtype=np.int64)
-    char_lengths = np.zeros(len(char_rows), dtype=np.int64)
-    for r, ids in enumerate(char_rows):
+    distinct, index = np.unique(text_ids, return_inverse=True)
+    rows = [table.char_ids[i] for i in distinct]
+    C = max(len(r) for r in rows)
+    chars = np.zeros((len(rows), C), dtype=np.int64)
+    char_lengths = np.zeros(len(rows), dtype=np.int64)
+    for r, ids in enumerate(rows):
         chars[r, :len(ids)] = ids
         char_lengths[r] = len(ids)
     lengths_t = torch.from_numpy(lengths)
     mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)
-    return Batch(torch.from_numpy(words), torch.from_numpy(shapes), torch.from_numpy(index),
-                 torch.from_numpy(chars), torch.from_numpy(char_lengths), lengths_t, mask,
+    return Batch(torch.from_numpy(words), torch.from_numpy(shapes),
+                 torch.from_numpy(index.reshape(B, L)), torch.from_numpy(chars),
+                 torch.from_numpy(char_lengths), lengths_t, mask,
                  None if tags is None else torch.from_numpy(tags))
 
 

@@ -88,11 +88,15 @@ class CRF(nn.Module):
 def _alphas(emissions, mask, start, transitions) -> torch.Tensor:
     """alpha[b, t, k]: log-sum of the scores of all prefixes ending in tag k at t (emission
     t included); past a sequence's end alpha keeps its last value. [B, L, T]"""
+    # log-sum-exp as a product in exp space, shifted by the maxima (a matrix product is
+    # much cheaper than exp/log of [B, T, T] at every step)
+    tmax = transitions.max()
+    exp_trans = torch.exp(transitions - tmax)
     alpha = start.unsqueeze(0) + emissions[:, 0]
     alphas = [alpha]
-    trans = transitions.unsqueeze(0)
     for t in range(1, emissions.size(1)):
-        nxt = torch.logsumexp(alpha.unsqueeze(2) + trans, dim=1) + emissions[:, t]
+        m = alpha.max(dim=1, keepdim=True).values
+        nxt = torch.log(torch.exp(alpha - m) @ exp_trans) + (m + tmax) + emissions[:, t]
         alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
         alphas.append(alpha)
     return torch.stack(alphas, dim=1)
@@ -107,17 +111,21 @@ def _betas(emissions, mask, transitions, end, pair_weights=None):
     beta = end_b
     betas = [beta]
     trans = transitions.unsqueeze(0)
+    tmax = transitions.max()
+    exp_trans_t = torch.exp(transitions - tmax).t()
     pair_sum = torch.zeros_like(transitions) if pair_weights is not None else None
     for t in range(L - 1, 0, -1):
-        after = (emissions[:, t] + beta).unsqueeze(1)                    # [B, 1, T]
-        m = mask[:, t].unsqueeze(1)
+        after = emissions[:, t] + beta                                     # [B, T]
+        valid = mask[:, t].unsqueeze(1)
         if pair_sum is not None:
             alphas, log_z, weight = pair_weights
-            pair = torch.exp(alphas[:, t - 1].unsqueeze(2) + trans + after - log_z.view(B, 1, 1))
+            pair = torch.exp(alphas[:, t - 1].unsqueeze(2) + trans + after.unsqueeze(1)
+                             - log_z.view(B, 1, 1))
             w = weight * mask[:, t].to(pair.dtype)
             pair_sum += (pair * w.view(B, 1, 1)).sum(0)
-        nxt = torch.logsumexp(trans + after, dim=2)
-        beta = torch.where(m, nxt, end_b)
+        m = after.max(dim=1, keepdim=True).values
+        nxt = torch.log(torch.exp(after - m) @ exp_trans_t) + (m + tmax)
+        beta = torch.where(valid, nxt, end_b)
         betas.append(beta)
     betas.reverse()
     out = torch.stack(betas, dim=1)

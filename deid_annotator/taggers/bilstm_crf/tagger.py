@@ -22,9 +22,10 @@ from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
-from .batching import (CharTable, EncodedNote, bucketed, encode, make_batch,
+from .batching import (EncodedNote, TokenTable, bucketed, encode, make_batch,
                        prediction_windows, stitch, training_windows)
 from .network import BiLstmCrfNetwork, Dimensions
+from .optim import SGD, Adam
 from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
 
 WEIGHTS = "weights.pt"
@@ -47,7 +48,9 @@ DEFAULTS: dict[str, Any] = {
     "empty_window_share": 0.5,   # share of the windows without PHI trained on in an epoch
                                  # (a fresh draw each epoch): faster epochs, PHI found sooner
     "dev_share": 0.1,            # held-back share of the training patients, for early stopping
-    "window": 200,               # tokens per training / prediction window
+    "train_window": 50,          # at most this many tokens per training sequence (cut at line
+                                 # and sentence ends): short sequences, many quick updates
+    "window": 200,               # tokens per prediction window
     "overlap": 50,               # tokens shared by neighbouring prediction windows
     "seed": 13,
     "threads": 1,                # torch threads while training / tagging (None: torch's
@@ -61,7 +64,7 @@ DEFAULTS: dict[str, Any] = {
 
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
-                "overlap", "predict_batch_size"}
+                "overlap", "predict_batch_size", "train_window"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
@@ -77,6 +80,8 @@ def _check_options(options: dict[str, Any]) -> None:
                 "max_epochs", "min_count", "predict_batch_size"):
         if options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be at least 1")
+    if options["train_window"] < 8:
+        raise DeidError("bilstm-crf: train_window must be at least 8 tokens")
     if options["window"] < 8 or not 2 <= options["overlap"] <= options["window"] // 2:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
@@ -141,13 +146,16 @@ def split_by_patient(notes: Sequence[Note], share: float, seed: int
     return train, dev
 
 
-def _binary_f1(gold: list[np.ndarray], pred: list[np.ndarray]) -> tuple[float, float, float]:
+def _token_f1(gold: list[np.ndarray], pred: list[np.ndarray]) -> tuple[float, float, float]:
+    """Token P/R/F1 of PHI tokens with the right label (B-/I- alike); tag ids are
+    0 for O, then B-, I- of each label."""
     tp = fp = fn = 0
     for g, p in zip(gold, pred):
-        g, p = g != 0, p != 0
-        tp += int(np.sum(g & p))
-        fp += int(np.sum(~g & p))
-        fn += int(np.sum(g & ~p))
+        gl, pl = (g + 1) // 2, (p + 1) // 2          # label index, 0 for O
+        hit = (gl == pl) & (gl > 0)
+        tp += int(np.sum(hit))
+        fp += int(np.sum((pl > 0) & ~hit))
+        fn += int(np.sum((gl > 0) & ~hit))
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
@@ -264,7 +272,11 @@ class BiLstmCrfTagger(Tagger):
         if not any(n.spans for n in fit_notes):
             fit_notes, dev_notes = notes, []
 
-        tokenized = {id(n): tok(n.text) for n in notes}
+        tokenized = {}
+        for i, n in enumerate(notes):
+            if progress is not None and i % 200 == 0:
+                progress.check()
+            tokenized[id(n)] = tok(n.text)
         # labels and tags: the warm model's first (their rows keep their meaning), then new ones
         counts = Counter(s.label for n in notes for s in n.spans)
         labels = list(warm.labels) if warm else []
@@ -307,6 +319,8 @@ class BiLstmCrfTagger(Tagger):
                         emb[i] = torch.from_numpy(vec)
         network.to(device)
 
+        char_table = TokenTable(words, chars)
+
         def encode_all(subset):
             out = []
             for n in subset:
@@ -314,32 +328,35 @@ class BiLstmCrfTagger(Tagger):
                 if not toks:
                     continue
                 bio, _ = spans_to_bio(toks, n.spans)
-                out.append(encode(n.text, toks, words, [tag_id[t] for t in bio]))
+                out.append(encode(n.text, toks, char_table, [tag_id[t] for t in bio]))
             return out
 
         def windows_of(encoded):
             pieces = []
             for e in encoded:
                 inside = np.array([t.startswith("I-") for t in (tags[i] for i in e.tags)])
-                pieces += [(e, a, b) for a, b in training_windows(e, o["window"], inside)]
+                pieces += [(e, a, b) for a, b in training_windows(e, o["train_window"], inside)]
             return pieces
 
         fit_enc, dev_enc = encode_all(fit_notes), encode_all(dev_notes)
         fit_pieces, dev_pieces = windows_of(fit_enc), windows_of(dev_enc)
         fit_has_phi = [bool(np.any(e.tags[a:b])) for e, a, b in fit_pieces]
+        if progress is not None:
+            progress.report("train", 0, o["max_epochs"],
+                            f"{len(fit_notes)} notes to learn from, {len(dev_notes)} held back "
+                            f"for early stopping", epoch=0)
         if not fit_pieces:
             raise DeidError("bilstm-crf: the training notes hold no tokens")
-        char_table = CharTable(chars)
         dev_batches = [make_batch(b, char_table, with_tags=True)
                        for b in bucketed(dev_pieces, o["predict_batch_size"])]
 
         params = [p for p in network.parameters() if p.requires_grad]
         if o["optimizer"] == "adam":
-            optimizer = torch.optim.Adam(params, lr=o["learning_rate"])
+            optimizer = Adam(params, lr=o["learning_rate"])
         else:
-            optimizer = torch.optim.SGD(params, lr=o["learning_rate"], momentum=0.9)
+            optimizer = SGD(params, lr=o["learning_rate"], momentum=0.9)
 
-        best_state, best_f1, best_epoch, bad = None, -1.0, 0, 0
+        best_state, best_f1, best_loss, best_epoch, bad = None, -1.0, float("inf"), 0, 0
         history = []
         max_epochs, epoch_times = o["max_epochs"], []
         wd_p = float(o["word_dropout"])
@@ -369,13 +386,14 @@ class BiLstmCrfTagger(Tagger):
                 count += len(members)
             loss_value = total / max(count, 1)
             if dev_batches:
-                dev_p, dev_r, dev_f1 = _evaluate(network, dev_batches, device)
+                dev_p, dev_r, dev_f1, dev_loss = _evaluate(network, dev_batches, device)
             else:
-                dev_p = dev_r = dev_f1 = float("nan")
+                dev_p = dev_r = dev_f1 = dev_loss = float("nan")
             epoch_times.append(time.perf_counter() - t0)
-            improved = dev_batches and dev_f1 > best_f1
+            # better: a higher dev F1, or the same F1 (small dev sets) with a lower dev loss
+            improved = dev_batches and (dev_f1 > best_f1 or (dev_f1 == best_f1 and dev_loss < best_loss))
             if improved:
-                best_f1, best_epoch, bad = dev_f1, epoch, 0
+                best_f1, best_loss, best_epoch, bad = dev_f1, dev_loss, epoch, 0
                 best_state = copy.deepcopy(network.state_dict())
             elif dev_batches and best_f1 > 0:     # no patience spent before PHI is found at all
                 bad += 1
@@ -383,6 +401,7 @@ class BiLstmCrfTagger(Tagger):
             if o["max_seconds"] is not None and time.perf_counter() - started >= o["max_seconds"]:
                 stop = True
             history.append({"epoch": epoch, "loss": round(loss_value, 4),
+                            "dev_loss": None if math.isnan(dev_loss) else round(dev_loss, 4),
                             "dev_f1": None if math.isnan(dev_f1) else round(dev_f1, 4)})
             remaining = 0 if stop else (max_epochs - epoch)
             eta = remaining * (sum(epoch_times) / len(epoch_times))
@@ -454,7 +473,7 @@ class BiLstmCrfTagger(Tagger):
         device = resolve_device(o["device"])
         network = self.network.to(device)
         network.eval()
-        char_table = CharTable(self.chars)
+        char_table = TokenTable(self.words, self.chars)
         tok = self.tokenizer
         with _threads(o["threads"]), torch.inference_mode():
             for c0 in range(0, len(notes), chunk):
@@ -463,7 +482,7 @@ class BiLstmCrfTagger(Tagger):
                 pieces = []
                 for n in group:
                     toks = tok(n.text)
-                    e = encode(n.text, toks, self.words)
+                    e = encode(n.text, toks, char_table, with_breaks=False)
                     encoded.append(e)
                     wins = prediction_windows(len(toks), o["window"], o["overlap"])
                     pieces += [(e, a, b) for a, b in wins]
@@ -537,18 +556,23 @@ def _label_probs(marg_row: np.ndarray) -> np.ndarray:
     return marg_row[1::2] + marg_row[2::2]
 
 
-def _evaluate(network: BiLstmCrfNetwork, batches, device) -> tuple[float, float, float]:
+def _evaluate(network: BiLstmCrfNetwork, batches, device) -> tuple[float, float, float, float]:
+    """Labelled token P/R/F1 and mean negative log-likelihood on held-back windows."""
     network.eval()
     gold, pred = [], []
+    nll, count = 0.0, 0
     with torch.inference_mode():
         for batch in batches:
             b = batch.to(device)
-            path = network.crf.viterbi(network.emissions(b), b.mask).cpu().numpy()
+            emissions = network.emissions(b)
+            nll -= float(network.crf.log_likelihood(emissions, b.tags, b.mask).sum())
+            count += len(batch.lengths)
+            path = network.crf.viterbi(emissions, b.mask).cpu().numpy()
             for i, n in enumerate(batch.lengths.tolist()):
                 gold.append(batch.tags[i, :n].numpy())
                 pred.append(path[i, :n])
     network.train()
-    return _binary_f1(gold, pred)
+    return (*_token_f1(gold, pred), nll / max(count, 1))
 
 
 def _copy_weights(old: BiLstmCrfNetwork, new: BiLstmCrfNetwork) -> None:

@@ -1,0 +1,213 @@
+"""The CRF tagger on small hand-made notes: fit, predict, marginals, persistence, edge cases."""
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from deid_annotator.corpus import Note, Span
+from deid_annotator.errors import CancelledError, DeidError, ModelError
+from deid_annotator.progress import Progress
+from deid_annotator.taggers import create_tagger, load_model, tagger_class
+from deid_annotator.taggers.crf import CrfTagger
+
+DOCTORS = ["Quackenbush", "Fairweather", "Abernathy", "Pemberton", "Okonkwo", "Lindqvist",
+           "Harrowgate", "Ballantyne", "Castellano", "Drummond", "Everhart", "Gallagher"]
+RELATIVES = ["Helen", "Margaret", "Dorothy", "Patricia", "Beatrice", "Josephine", "Arthur",
+             "Walter", "Eleanor", "Harold", "Florence", "Raymond"]
+PLACES = ["Springfield", "Riverton", "Lakewood", "Fairview", "Georgetown", "Milford"]
+TEMPLATES = [
+    "Seen by Dr. {doc} on {date}. K 4.0, BP 120/80 at 0400.\n",
+    "Pt transferred from {place} Hospital {date}, IABP 1:1.\n",
+    "Social: wife {rel} in to visit, updated by Dr. {doc}.\n",
+    "NEURO: alert. CV: HR 80 SR. Plan per DR {doc_up} on {date}.\n",
+    "son {rel_low} called, will visit from {place} tomorrow.\n",
+    "RESP: LS clear, sats 95% on 2L. GI: tolerating diet.\n",
+]
+
+
+def make_note(rng: random.Random, note_id: str, n_lines: int = 4) -> Note:
+    text, spans = "", []
+    for _ in range(n_lines):
+        tpl = rng.choice(TEMPLATES)
+        values = {"doc": rng.choice(DOCTORS), "rel": rng.choice(RELATIVES),
+                  "place": rng.choice(PLACES),
+                  "date": f"{rng.randint(1, 12)}/{rng.randint(1, 28)}"}
+        values["doc_up"] = values["doc"].upper()
+        values["rel_low"] = values["rel"].lower()
+        labels = {"doc": "Doctor", "doc_up": "Doctor", "rel": "Relative", "rel_low": "Relative",
+                  "place": "Location", "date": "Date"}
+        line = ""
+        pos = 0
+        while True:
+            a = tpl.find("{", pos)
+            if a < 0:
+                line += tpl[pos:]
+                break
+            b = tpl.index("}", a)
+            line += tpl[pos:a]
+            key = tpl[a + 1:b]
+            start = len(text) + len(line)
+            line += values[key]
+            spans.append(Span(start, start + len(values[key]), labels[key]))
+            pos = b + 1
+        text += line
+    return Note(note_id, text, {"patient": note_id.split("_")[0]}, spans)
+
+
+def corpus(n: int, seed: int = 0) -> list[Note]:
+    rng = random.Random(seed)
+    return [make_note(rng, f"p{i // 2}_{i % 2}") for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def trained() -> CrfTagger:
+    return create_tagger("crf", max_iterations=40).fit(corpus(40))
+
+
+def test_registered():
+    assert tagger_class("crf") is CrfTagger and CrfTagger.trainable
+
+
+def test_fit_then_predict_finds_obvious_phi(trained):
+    text = "Seen by Dr. Zimmerman on 3/14. K 4.0 at 0400.\nwife Rosalind in to visit.\n"
+    spans = trained.predict([Note("x", text)])[0]
+    got = {text[s.start:s.end]: s.label for s in spans}
+    assert got.get("Zimmerman") == "Doctor"
+    assert got.get("3/14") == "Date"
+    assert "4.0" not in got and "0400" not in got
+    for s in spans:
+        assert s.source == "crf" and 0.0 <= s.confidence <= 1.0
+
+
+def test_training_summary(trained):
+    t = trained.training
+    assert t["notes"] == 40 and t["spans"] > 0 and t["misaligned_spans"] == 0
+    assert t["tokens"] > 0 and t["sequences"] > 0 and t["seconds"] is not None
+    assert set(trained.labels) == {"Doctor", "Relative", "Location", "Date"}
+
+
+def test_misaligned_spans_are_counted():
+    notes = corpus(10, seed=3)
+    n = notes[0]
+    s = n.spans[0]
+    n.spans[0] = s.with_(start=s.start + 1)   # cuts a token
+    tagger = create_tagger("crf", max_iterations=5).fit(notes)
+    assert tagger.training["misaligned_spans"] >= 1
+    assert tagger.training["misaligned_examples"]
+
+
+def test_token_marginals(trained):
+    text = "Plan per DR ZIMMERMAN on 4/2.\n"
+    tm = trained.predict_token_marginals(Note("x", text))
+    assert len(tm.tokens) == len(tm.phi) == len(tm.labels) == len(tm.tags)
+    assert all(0.0 <= p <= 1.0 for p in tm.phi)
+    i = [t.text for t in tm.tokens].index("ZIMMERMAN")
+    assert tm.phi[i] > 0.5 and max(tm.labels[i], key=tm.labels[i].get) == "Doctor"
+    assert trained.predict_token_marginals("").tokens == []
+
+
+def test_save_load_identical_predictions(trained, tmp_path):
+    notes = corpus(5, seed=42)
+    before = trained.predict(notes)
+    trained.save(tmp_path / "crf")
+    loaded = load_model(tmp_path / "crf")
+    assert isinstance(loaded, CrfTagger)
+    assert loaded.predict(notes) == before
+    assert loaded.labels == trained.labels and loaded.options == trained.options
+
+
+def test_corrupt_model_dir(trained, tmp_path):
+    trained.save(tmp_path / "m")
+    (tmp_path / "m" / "crf.crfsuite").write_bytes(b"garbage, not a CRFsuite model")
+    with pytest.raises(ModelError):
+        load_model(tmp_path / "m")
+    (tmp_path / "m" / "crf.crfsuite").unlink()
+    with pytest.raises(ModelError, match="missing"):
+        load_model(tmp_path / "m")
+    (tmp_path / "m" / "model.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ModelError):
+        load_model(tmp_path / "m")
+    with pytest.raises(ModelError):
+        load_model(tmp_path / "nowhere")
+
+
+def test_untrained_tagger_is_model_error(tmp_path):
+    with pytest.raises(ModelError):
+        create_tagger("crf").predict([Note("a", "Dr. Smith")])
+    with pytest.raises(ModelError):
+        create_tagger("crf").save(tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+def test_empty_corpus_and_corpus_without_spans():
+    with pytest.raises(DeidError, match="no notes"):
+        create_tagger("crf").fit([])
+    with pytest.raises(DeidError, match="no PHI spans"):
+        create_tagger("crf").fit([Note("a", "nothing here"), Note("b", "")])
+
+
+def test_empty_notes_predict_nothing(trained):
+    assert trained.predict([]) == []
+    assert trained.predict([Note("a", ""), Note("b", " \n\n ")]) == [[], []]
+
+
+def test_empty_notes_in_training_are_skipped():
+    notes = corpus(8) + [Note("e_1", ""), Note("e_2", "\n\n")]
+    tagger = create_tagger("crf", max_iterations=5).fit(notes)
+    assert tagger.training["notes"] == 10
+
+
+def test_bad_options():
+    with pytest.raises(DeidError, match="unknown option"):
+        create_tagger("crf", colour="red")
+    with pytest.raises(DeidError, match="bad option"):
+        create_tagger("crf", c1=-1)
+    with pytest.raises(DeidError, match="bad option"):
+        create_tagger("crf", threshold=2.0)
+    assert create_tagger("crf", threshold=None).options["threshold"] is None
+
+
+def test_viterbi_only_decoding(trained, tmp_path):
+    trained.save(tmp_path / "m")
+    viterbi = CrfTagger.load(tmp_path / "m")
+    viterbi.options["threshold"] = None
+    text = "Seen by Dr. Zimmerman on 3/14.\n"
+    assert {text[s.start:s.end] for s in viterbi.predict([Note("x", text)])[0]} >= {"Zimmerman"}
+
+
+def test_cancel_during_feature_extraction():
+    progress = Progress()
+    progress.cancel()
+    with pytest.raises(CancelledError):
+        create_tagger("crf", max_iterations=5).fit(corpus(5), progress)
+
+
+def test_progress_is_reported():
+    events = []
+    create_tagger("crf", max_iterations=3).fit(corpus(6), Progress(events.append))
+    stages = {e.stage for e in events}
+    assert "features" in stages and "train" in stages
+
+
+@pytest.mark.slow
+def test_very_long_note(trained):
+    line = "Seen by Dr. Quackenbush on 5/13. K 4.0 at 0400, BP 120/80.\n"
+    text = line * (200_000 // len(line) + 1)
+    started = time.perf_counter()
+    spans = trained.predict([Note("long", text)])[0]
+    assert time.perf_counter() - started < 300
+    assert all(0 <= s.start < s.end <= len(text) for s in spans)
+    assert sum(text[s.start:s.end] == "Quackenbush" for s in spans) > 1000
+
+
+@pytest.mark.slow
+def test_one_line_note_is_cut_into_bounded_sequences(trained):
+    text = "Dr. Quackenbush saw him, " * 2000   # 50,000 chars without a newline
+    fx = trained.extractor
+    tokens = trained.tokenizer(text)
+    seqs = fx.sequences(text, tokens)
+    assert max(s.last - s.first for s in seqs) <= trained.options["max_len"]
+    assert seqs[0].first == 0 and seqs[-1].last == len(tokens)
+    assert trained.predict([Note("one-line", text)])[0]
