@@ -1,8 +1,9 @@
 """Small taggers and helpers for the loop tests (no tests here).
 
 ``test-memo`` learns the surface strings of the gold spans and finds them again: fast,
-deterministic, warm-startable, with per-token PHI probabilities. ``test-failing`` fails
-in ``fit``; ``test-slow`` trains in reported "epochs" slow enough to cancel.
+deterministic, warm-startable, with per-token PHI probabilities; its ``epochs`` and
+``delay`` options make it train in reported "epochs" slow enough to cancel.
+``test-failing`` fails in ``fit``.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from deid_annotator.corpus import Note, Span
-from deid_annotator.errors import DeidError
 from deid_annotator.progress import Progress
 from deid_annotator.store import Project
 from deid_annotator.synthetic import generate_corpus
@@ -108,36 +108,3 @@ def correct_to_gold(project: Project, batch_id: int, gold: dict) -> None:
 
     apply_gold(project, batch_id, gold, ANNOTATOR)
 
-
-def require(condition: bool, message: str) -> None:
-    if not condition:
-        raise DeidError(message)
-
-
-# -- the rules tagger, or a stand-in while it is being written ------------------------------
-try:
-    from deid_annotator.taggers import tagger_class as _tagger_class
-
-    _tagger_class("rules")
-    RULES_STAND_IN = False
-except ImportError:  # taggers/rules.py not there yet: a tiny date/phone stand-in
-    RULES_STAND_IN = True
-
-    @register
-    class _StandInRules(Tagger):
-        name = "rules"
-        trainable = False
-        _PATTERN = re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{3}-\d{4}\b")
-
-        def fit(self, notes, progress=None):
-            return self
-
-        def predict(self, notes, progress=None):
-            return [[Span(m.start(), m.end(), "PHONE" if "-" in m.group() else "DATE", self.name, 0.8)
-                     for m in self._PATTERN.finditer(n.text)] for n in notes]
-
-        def _save_state(self, directory):
-            pass
-
-        def _load_state(self, directory, manifest):
-            pass

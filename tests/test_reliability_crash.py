@@ -107,14 +107,16 @@ def crash_import(zygote, demo, tmp: Path, kills: int, seed: int, chain: int = 3,
     source = _jsonl(corpus, tmp / "import.jsonl")
     expected = _fingerprint(corpus)
     rng = random.Random(seed)
-    k = 0
-    while k < kills:
-        db = tmp / f"import-{k}.db"
+    base = {"scenario": "import", "corpus": source, "chunk": 10, "ack": str(tmp / "import.ack"),
+            "log": str(tmp / "import.log"), "preload": [source], "passphrase": passphrase}
+    # how long creating and importing takes, to kill anywhere in it
+    figures.seconds = _calibrate(zygote, dict(base, db=str(tmp / "calibrate.db")))
+    k = chains = 0
+    while k < kills and chains < 3 * kills:
+        chains += 1
+        db = tmp / f"import-{chains}.db"
         for _ in range(chain):
-            cfg = {"scenario": "import", "db": str(db), "corpus": source, "chunk": 10,
-                   "ack": str(tmp / "import.ack"), "log": str(tmp / "import.log"),
-                   "delay": rng.uniform(0.0, 0.35) + (0.4 if passphrase else 0.0),
-                   "preload": [source], "passphrase": passphrase}
+            cfg = dict(base, db=str(db), delay=rng.uniform(0.0, 1.1 * figures.seconds))
             result = zygote.run(cfg)
             figures.add(result)
             figures.saw_debris(H.debris(tmp), "import")
@@ -362,17 +364,17 @@ def test_kill_mid_annotation_encrypted(zygote, demo, tmp_path):
 @pytest.mark.slow
 def test_two_hundred_kills(zygote, demo, tmp_path):
     plan = [
-        ("annotate", lambda d: crash_annotate(zygote, demo, d, kills=64, seed=11)),
-        ("annotate-encrypted", lambda d: crash_annotate(zygote, demo, d, kills=10, seed=12,
+        ("annotate", lambda d: crash_annotate(zygote, demo, d, kills=55, seed=11)),
+        ("annotate-encrypted", lambda d: crash_annotate(zygote, demo, d, kills=6, seed=12,
                                                         passphrase=PASSPHRASE)),
-        ("import", lambda d: crash_import(zygote, demo, d, kills=35, seed=13, size=150)),
-        ("import-encrypted", lambda d: crash_import(zygote, demo, d, kills=6, seed=14,
-                                                    passphrase=PASSPHRASE, size=150)),
-        ("export-jsonl", lambda d: crash_export(zygote, demo, d, kills=22, seed=15, fmt="jsonl")),
-        ("export-brat", lambda d: crash_export(zygote, demo, d, kills=22, seed=16, fmt="brat")),
-        ("retrain", lambda d: crash_retrain(zygote, demo, d, kills=8, seed=17)),
+        ("import", lambda d: crash_import(zygote, demo, d, kills=30, seed=13, size=100)),
+        ("import-encrypted", lambda d: crash_import(zygote, demo, d, kills=4, seed=14,
+                                                    passphrase=PASSPHRASE, size=100)),
+        ("export-jsonl", lambda d: crash_export(zygote, demo, d, kills=30, seed=15, fmt="jsonl")),
+        ("export-brat", lambda d: crash_export(zygote, demo, d, kills=30, seed=16, fmt="brat")),
+        ("retrain", lambda d: crash_retrain(zygote, demo, d, kills=6, seed=17)),
         ("store-model", lambda d: crash_store_model(zygote, d, kills=10, seed=19)),
-        ("backup-restore", lambda d: crash_backup_restore(zygote, demo, d, kills=30, seed=18)),
+        ("backup-restore", lambda d: crash_backup_restore(zygote, demo, d, kills=40, seed=18)),
     ]
     import time
 

@@ -200,8 +200,6 @@ def test_files_holding_phi_are_owner_only(blocked_run):
         assert mode(path) == (0o700 if path.is_dir() else 0o600), path
 
 
-@pytest.mark.xfail(reason="cli export/tag write with the umask's mode (0644); the lead wraps "
-                          "write_corpus in formats.owner_only() there (see the report)", strict=False)
 def test_cli_export_and_tag_outputs_are_owner_only(blocked_run):
     files, _ = blocked_run
     assert mode(files["cli export"]) == 0o600

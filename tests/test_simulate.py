@@ -13,7 +13,7 @@ from deid_annotator.loop.simulation import COLUMNS, SimulationRow, plot, summari
 from deid_annotator.store import Project
 from deid_annotator.synthetic import generate_corpus
 
-import test_loop_support  # noqa: F401  (a rules stand-in while taggers/rules.py is missing)
+import test_loop_support  # noqa: F401  (registers the test-memo tagger)
 
 
 @pytest.fixture(autouse=True)

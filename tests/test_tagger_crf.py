@@ -211,3 +211,22 @@ def test_one_line_note_is_cut_into_bounded_sequences(trained):
     assert max(s.last - s.first for s in seqs) <= trained.options["max_len"]
     assert seqs[0].first == 0 and seqs[-1].last == len(tokens)
     assert trained.predict([Note("one-line", text)])[0]
+
+
+def test_name_completion_conventions():
+    from deid_annotator.taggers.crf import _complete_names
+    from deid_annotator.tokenization import Tokenizer
+
+    text = "seen by j. o'brien and DR WILLIAMS-NUZZO, J SMITH aware"
+    tokens = Tokenizer("en")(text)
+    words = [t.text for t in tokens]
+    tags = ["O"] * len(tokens)
+    phi = [0.0] * len(tokens)
+    for w in ("brien", "WILLIAMS", "SMITH"):
+        tags[words.index(w)] = "B-Doctor"
+        phi[words.index(w)] = 0.9
+    _complete_names(text, tokens, tags, phi)
+    phi_words = {w for w, t in zip(words, tags) if t != "O"}
+    assert {"j", "o", "'", "brien", "WILLIAMS", "-", "NUZZO", "J", "SMITH"} <= phi_words
+    assert "seen" not in phi_words and "aware" not in phi_words and "DR" not in phi_words
+    assert all(0.0 <= p <= 1.0 for p in phi)

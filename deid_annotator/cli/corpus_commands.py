@@ -18,6 +18,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_lang(p)
     p.add_argument("--source", default="gold", choices=("gold", "model"),
                    help="what the corpus's spans are: gold annotations (default) or model output")
+    p.add_argument("--encrypt", action="store_true",
+                   help="when creating the project: encrypt it at rest (passphrase from "
+                        "DEID_ANNOTATOR_PASSPHRASE, or asked)")
     p.add_argument("path", type=Path, help="the corpus file or folder")
     p.set_defaults(func=run_import)
 
@@ -34,12 +37,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
-    from ..store import Project
+    from ..store.passphrase import create_project, open_project
 
     with progress_bar("import") as progress:
         corpus = read_corpus(args.format, args.path, progress=progress)
-        project = (Project.open(args.db) if args.db.exists()
-                   else Project.create(args.db, lang=args.lang))
+        project = (open_project(args.db) if args.db.exists()
+                   else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
         with project:
             result = project.import_corpus(corpus, source=args.source, progress=progress)
             total = project.note_count()
@@ -50,14 +53,16 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from ..errors import ProjectError
-    from ..formats import write_corpus
-    from ..store import Project
+    from ..formats import owner_only, write_corpus
+    from ..store.passphrase import open_project
 
     if not args.db.exists():
         raise ProjectError(f"{args.db}: no such project file")
-    with Project.open(args.db) as project, progress_bar("export") as progress:
+    # read-only: works while the app has the project open
+    with open_project(args.db, read_only=True) as project, progress_bar("export") as progress:
         corpus = project.corpus(source=args.source)
-        write_corpus(args.format, corpus, args.out, progress=progress)
+        with owner_only():  # the export holds PHI
+            write_corpus(args.format, corpus, args.out, progress=progress)
     spans = sum(len(n.spans) for n in corpus.notes)
     print(f"wrote {len(corpus)} notes with {spans} {args.source} spans to {args.out}")
     return 0

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import time
 from pathlib import Path
 
@@ -45,21 +44,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_tag)
 
 
-def tagger_options(tagger_class, **candidates) -> dict:
-    """The options among ``candidates`` that the tagger's constructor accepts."""
-    params = inspect.signature(tagger_class.__init__).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return {k: v for k, v in candidates.items() if v is not None}
-    return {k: v for k, v in candidates.items() if k in params and v is not None}
-
-
 def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
-    from ..taggers import tagger_class
+    from ..taggers import create_tagger
 
-    cls = tagger_class(args.tagger)
-    options = tagger_options(cls, device=args.device, seed=args.seed, max_epochs=args.max_epochs)
-    tagger = cls(lang=args.lang, **options)
+    tagger = create_tagger(args.tagger, args.lang, device=args.device, seed=args.seed,
+                           max_epochs=args.max_epochs)
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         started = time.perf_counter()
@@ -74,7 +64,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_tag(args: argparse.Namespace) -> int:
     from ..corpus import Corpus, Note
-    from ..formats import read_corpus, write_corpus
+    from ..formats import owner_only, read_corpus, write_corpus
     from ..taggers import load_model
 
     tagger = load_model(args.model)
@@ -86,7 +76,8 @@ def run_tag(args: argparse.Namespace) -> int:
         tagged = Corpus([Note(n.id, n.text, n.meta,
                               [s for s in spans if (s.confidence is None or s.confidence >= args.min_confidence)])
                          for n, spans in zip(corpus.notes, predictions)], corpus.meta)
-        write_corpus(args.out_format or args.format, tagged, args.out, progress=progress)
+        with owner_only():  # predicted spans point at PHI
+            write_corpus(args.out_format or args.format, tagged, args.out, progress=progress)
     found = sum(len(n.spans) for n in tagged.notes)
     rate = len(corpus) / seconds if seconds > 0 else float("inf")
     print(f"tagged {len(corpus)} notes with {tagger.name} ({found} spans) at {rate:.0f} notes/s; "

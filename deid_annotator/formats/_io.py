@@ -9,9 +9,12 @@ from __future__ import annotations
 import codecs
 import contextlib
 import contextvars
+import ctypes
+import errno
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
@@ -226,9 +229,43 @@ def list_all(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir())
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``); False
+    where the system cannot."""
+    global _RENAMEAT2
+    if _RENAMEAT2 is None:
+        _RENAMEAT2 = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _RENAMEAT2 = libc.renameat2
+                _RENAMEAT2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                       ctypes.c_uint]
+                _RENAMEAT2.restype = ctypes.c_int
+            except (OSError, AttributeError):
+                _RENAMEAT2 = False
+    if not _RENAMEAT2:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if _RENAMEAT2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # old kernel or a file system without it: the two-rename way
+    raise OSError(err, os.strerror(err), str(b))
+
+
+_RENAMEAT2 = None
+
+
 def _swap_in(new: Path, path: Path) -> None:
     if not path.exists():
         os.rename(new, path)
+        return
+    # One atomic exchange where the system has it: a crash never leaves ``path`` missing
+    # (with two renames, a kill between them did: the previous export sat in ``.old``).
+    if _exchange(new, path):
+        shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the previous folder
         return
     old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
     os.rmdir(old)

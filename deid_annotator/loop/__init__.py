@@ -10,17 +10,18 @@ CLI share it.
 * :mod:`.effort`: annotation time and corrections to the pre-annotation, per note and batch;
 * :mod:`.simulation`: the loop with a corpus's gold as the annotator (``simulate``).
 """
-from .batches import (BATCH_SIZES, next_batch, open_batch_notes, preannotate, refresh_open_batches,
-                      reopen, submit)
+from .batches import (BATCH_SIZES, next_batch, open_batch_notes, open_batches, preannotate,
+                      refresh_open_batches, reopen, submit)
 from .effort import (BatchEffort, Corrections, NoteEffort, batch_effort, compare_spans,
                      note_effort)
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, in_eval_slice, split_eval_slice
-from .models import (current_tagger, load_version, model_directory, rollback, store_model)
+from .models import (bootstrap_tagger, current_tagger, load_version, model_directory, rollback,
+                     store_model)
 from .retrain import RetrainJob, RetrainResult, retrain
 from .selection import STRATEGIES
 
 __all__ = ["BATCH_SIZES", "STRATEGIES", "next_batch", "preannotate", "refresh_open_batches",
-           "open_batch_notes", "submit", "reopen", "Corrections", "NoteEffort", "BatchEffort",
+           "open_batch_notes", "open_batches", "submit", "reopen", "Corrections", "NoteEffort", "BatchEffort",
            "compare_spans", "note_effort", "batch_effort", "EVAL_SHARE", "MIN_GOLD_NOTES",
-           "in_eval_slice", "split_eval_slice", "current_tagger", "load_version",
+           "in_eval_slice", "split_eval_slice", "bootstrap_tagger", "current_tagger", "load_version",
            "model_directory", "rollback", "store_model", "RetrainJob", "RetrainResult", "retrain"]

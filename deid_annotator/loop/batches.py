@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..corpus import Span
-from ..errors import DeidError, ProjectError
+from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
@@ -137,14 +137,6 @@ def reopen(project: Project, batch_id: int, annotator: str) -> None:
     project.reopen_batch(batch_id, annotator)
 
 
-def gold_note_count(project: Project) -> int:
-    return project.note_count(gold=True)
-
-
 def open_batches(project: Project):
+    """The batches not submitted yet (or reopened)."""
     return [b for b in project.batches() if not b.read_only]
-
-
-def require_open(project: Project, batch_id: int) -> None:
-    if project.batch(batch_id).read_only:
-        raise ProjectError(f"batch {batch_id} was submitted and is read-only; reopen it to change it")

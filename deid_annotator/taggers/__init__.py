@@ -6,7 +6,10 @@ deferred until its name is asked for, so ``rules`` never pays for importing torc
 from __future__ import annotations
 
 import importlib
+import inspect
+import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import DeidError
 from .base import Tagger, read_manifest
@@ -42,8 +45,25 @@ def tagger_class(name: str) -> type[Tagger]:
     return cls
 
 
+def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
+    """The options (not None) that tagger ``cls`` takes: those of its module's ``DEFAULTS``
+    table when it has one (crf, bilstm-crf), else its constructor's named parameters; a
+    constructor taking ``**options`` without such a table gets them all. Lets callers
+    offer common options (device, seed, max_epochs) to any tagger."""
+    options = {k: v for k, v in options.items() if v is not None}
+    known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
+    if isinstance(known, dict):
+        return {k: v for k, v in options.items() if k in known}
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return options
+    return {k: v for k, v in options.items() if k in params}
+
+
 def create_tagger(name: str, lang: str = "en", **options) -> Tagger:
-    return tagger_class(name)(lang=lang, **options)
+    """A new tagger; options it does not take (e.g. ``device`` for ``rules``) are left out."""
+    cls = tagger_class(name)
+    return cls(lang=lang, **accepted_options(cls, options))
 
 
 def load_model(directory: str | Path) -> Tagger:
@@ -52,4 +72,5 @@ def load_model(directory: str | Path) -> Tagger:
     return tagger_class(manifest["tagger"]).load(directory)
 
 
-__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "create_tagger", "load_model"]
+__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "accepted_options", "create_tagger",
+           "load_model"]

@@ -119,9 +119,36 @@ def _make_trainer(progress: Progress | None, total: int):
     return _Trainer
 
 
+def _join_hyphenated(tokens: Sequence[Token], tags: list[str], phi: list[float]) -> None:
+    """"WILLIAMS-NUZZO", "Kessler-Adventist": a PHI word and a word glued to it by a hyphen,
+    in the same case, are one PHI span (in place)."""
+    n = len(tokens)
+    for i in range(n - 2):
+        a, h, b = tokens[i], tokens[i + 1], tokens[i + 2]
+        if h.text != "-" or a.end != h.start or h.end != b.start:
+            continue
+        if not (a.text.isalpha() and b.text.isalpha() and len(a.text) > 1 and len(b.text) > 1):
+            continue
+        same_case = (a.text.isupper() == b.text.isupper()
+                     and a.text[0].isupper() == b.text[0].isupper())
+        if not same_case:
+            continue
+        if (tags[i] == "O") == (tags[i + 2] == "O"):
+            continue  # both or neither already PHI
+        src = i if tags[i] != "O" else i + 2
+        label = tags[src][2:]
+        if tags[i] == "O":
+            tags[i] = "B-" + label
+        tags[i + 1] = "I-" + label
+        tags[i + 2] = "I-" + label
+        phi[i] = phi[i + 1] = phi[i + 2] = min(phi[src], 1.0)
+
+
 def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: list[float]) -> None:
     """Name conventions the token model misses: the "O'" of "O'Brien" and the initial of
-    "J. Smith" / "J SMITH" join the PHI token they belong to (in place)."""
+    "J. Smith" / "J SMITH" join the PHI token they belong to; so do hyphenated words
+    (in place)."""
+    _join_hyphenated(tokens, tags, phi)
     n = len(tokens)
     for i in range(n - 1, -1, -1):
         if tags[i] == "O":
@@ -129,7 +156,8 @@ def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: li
         label = tags[i][2:]
         # O'Brien: letter(s) + apostrophe glued before the PHI token
         if i >= 2 and tokens[i - 1].text in "'’" and tags[i - 1] == "O" \
-                and tokens[i - 1].end == tokens[i].start and tokens[i - 2].end == tokens[i - 1].start \
+                and tokens[i - 1].end == tokens[i].start \
+                and tokens[i - 2].end == tokens[i - 1].start \
                 and tokens[i - 2].text.isalpha() and len(tokens[i - 2].text) <= 2:
             tags[i - 2], tags[i - 1] = "B-" + label, "I-" + label
             tags[i] = "I-" + label
@@ -140,12 +168,13 @@ def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: li
         if j >= 1 and tokens[j].text == "." and tokens[j - 1].end == tokens[j].start:
             j -= 1
         if 0 <= j < i and tags[j] == "O" and len(tokens[j].text) == 1 and tokens[j].text.isalpha() \
-                and tokens[i].text.isalpha() and len(tokens[i].text) > 1 \
-                and (j == 0 or not tokens[j - 1].text.isalpha()
+                and tokens[i].text.isalpha() \
+                and (len(tokens[i].text) > 1 or i + 1 < n and tokens[i + 1].text in "'\u2019") \
+                and (j < i - 1 or j == 0 or not tokens[j - 1].text.isalpha()
                      or tokens[j - 1].text.lower() in TITLES) \
                 and (j == i - 1 or tokens[j].text.isupper() == tokens[i].text[0].isupper()):
             if j == i - 1 and not tokens[j].text.isupper():
-                continue  # "a Smith" is not an initial
+                continue  # "a Smith" is not an initial (J. Smith, J SMITH are)
             tags[j] = "B-" + label
             phi[j] = phi[i]
             if tags[i].startswith("B-") and j == i - 1:

@@ -423,5 +423,6 @@ def resolve(matches: Iterable[PatternMatch]) -> list[PatternMatch]:
 
 __all__ = ["PatternMatch", "find_patterns", "resolve", "CATEGORIES", "NONPHI", "DATE", "AGE",
            "PHONE", "CONTACT", "ID", "LOCATION", "NAME", "PROFESSION", "TITLES", "HCP_TITLES",
-           "CREDENTIALS", "STRONG_CREDENTIALS", "UNIT_WORDS", "RELATIVES", "HOSPITAL_WORDS", "LOCATION_CUES", "MONTHS",
+           "CREDENTIALS", "STRONG_CREDENTIALS", "UNIT_WORDS", "RELATIVES", "HOSPITAL_WORDS",
+           "LOCATION_CUES", "MONTHS",
            "MONTH_ABBR", "WEEKDAYS", "USPS_STREET_ABBR"]

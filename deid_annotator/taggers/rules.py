@@ -22,7 +22,7 @@ import bisect
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from ..corpus import Note, Span
 from ..errors import DeidError
@@ -268,13 +268,18 @@ def _names(c: _Ctx) -> list[PatternMatch]:
                 end = _name_run(c, j, after_cue=True, max_tokens=3)
                 if end > j + 1 or _capitalised_in_context(c, j):
                     out.append(_span(c, j, end, P.NAME, "per", 0.6))
-    # "W. MAROTTA", "d. renna": an initial and a gazetteer surname
+    # "W. MAROTTA", "d. renna", "Q. LANDER": an initial and a surname-like word
     for i in range(n - 2):
         if _initial(c, i) and (i == 0 or not _is_alpha(c, i - 1)):
             j = i + 2
-            if j < n and low[j] in c.gaz.last_names and _name_score(c, j, after_cue=True) > 0:
-                end = _name_run(c, j, after_cue=True)
-                out.append(_span(c, i, max(end, j + 1), P.NAME, "initial", 0.65))
+            if j < n and len(c.words[j]) >= 3 and c.tokens[j].start > c.tokens[j - 1].end \
+                    and (c.words[j].isupper() or c.words[j][:1].isupper()
+                         or c.words[i].islower()):
+                if low[j] in c.gaz.last_names and _name_score(c, j, after_cue=True) > 0:
+                    end = _name_run(c, j, after_cue=True)
+                    out.append(_span(c, i, max(end, j + 1), P.NAME, "initial", 0.65))
+                elif _name_score(c, j, strong=True) > 0 and _common(c, j) is None:
+                    out.append(_span(c, i, j + 1, P.NAME, "initial_unknown", 0.5))
     # e) first name followed by last name anywhere: "Irene Sherwood"
     i = 0
     first_names, last_names = c.gaz.first_names, c.gaz.last_names
@@ -368,7 +373,7 @@ def _locations(c: _Ctx) -> list[PatternMatch]:
     # hospital names: capitalised/unknown words next to a hospital word
     hosp_heads = {"hospital", "hosp", "medical", "clinic", "infirmary", "memorial", "rehab",
                   "center", "centre", "hospice", "manor", "sinai", "mercy", "adventist",
-                  "presbyterian", "baptist", "methodist", "lutheran", "campus"}
+                  "presbyterian", "baptist", "methodist", "lutheran", "campus", "regional"}
     for i in range(n):
         lw = low[i]
         if lw not in hosp_heads:
@@ -379,6 +384,15 @@ def _locations(c: _Ctx) -> list[PatternMatch]:
                 or low[k] in P.HOSPITAL_WORDS) and low[k] not in P.LOCATION_CUES
                 and low[k] not in ("the", "a", "an", "his", "her", "this", "our")):
             k -= 1
+        # after a place cue ("to Sacred Heart Memorial", "AT UNION MEMORIAL") common
+        # words may name the facility too
+        k2 = i - 1
+        while k2 >= 0 and k2 >= i - 3 and _is_alpha(c, k2) and low[k2] not in _STOP \
+                and low[k2] not in P.UNIT_WORDS and low[k2] not in P.LOCATION_CUES \
+                and low[k2] not in _CUE_WORDS | {"hosp", "hospital"}:
+            k2 -= 1
+        if k2 < k and k2 >= 0 and low[k2] in P.LOCATION_CUES | {"by", "@", "w"}:
+            k = k2
         if k >= 0 and c.words[k] in "-" and k >= 1 and _is_alpha(c, k - 1):
             k -= 2  # "Kessler-Adventist"
         first = k + 1

@@ -7,14 +7,13 @@ decision per token is exactly the union of the members'.
 """
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..corpus import Note, Span
 from ..errors import ModelError
 from ..progress import Progress
-from . import register, tagger_class
+from . import create_tagger, register
 from .base import Tagger
 
 DEFAULT_MEMBERS = ("crf", "bilstm-crf")
@@ -38,22 +37,13 @@ def merge_union(span_lists: Sequence[Sequence[Span]], source: str) -> list[Span]
     return merged
 
 
-def _accepted(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
-    params = inspect.signature(cls.__init__).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return dict(options)
-    return {k: v for k, v in options.items() if k in params}
-
-
 @register
 class UnionTagger(Tagger):
     name = "union"
 
     def __init__(self, lang: str = "en", members: Sequence[str] = DEFAULT_MEMBERS, **options: Any):
         super().__init__(lang=lang, members=list(members), **options)
-        self.members: list[Tagger] = [
-            tagger_class(name)(lang=lang, **_accepted(tagger_class(name), options)) for name in members
-        ]
+        self.members: list[Tagger] = [create_tagger(name, lang, **options) for name in members]
 
     @classmethod
     def from_members(cls, members: Sequence[Tagger], lang: str = "en") -> "UnionTagger":

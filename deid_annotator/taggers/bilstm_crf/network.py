@@ -1,6 +1,6 @@
 """The network of Dernoncourt et al. (2017): a character BiLSTM per token, concatenated
-with the token's word embedding (and, optionally, a casing-shape embedding), dropout,
-a token BiLSTM, a feed-forward layer, and a CRF layer."""
+with the token's word embedding (and, optionally, a casing-shape embedding), dropout
+(on that input only, as NeuroNER), a token BiLSTM, a feed-forward layer, and a CRF layer."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -120,7 +120,7 @@ class BiLstmCrfNetwork(nn.Module):
             parts.append(self.shape_embedding(batch.shapes))
         x = self.dropout(torch.cat(parts, dim=2))
         out, _ = self.token_lstm(x, batch.lengths)
-        hidden = torch.tanh(self.feed_forward(self.dropout(out)))
+        hidden = torch.tanh(self.feed_forward(out))
         return self.output(hidden)
 
     def loss(self, batch: Batch) -> torch.Tensor:
