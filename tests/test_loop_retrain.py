@@ -207,7 +207,9 @@ def test_version_row_and_blob_are_one_transaction(tmp_path):
     project, _ = annotated_project(tmp_path, batches=1)
     tagger = MemoTagger().fit(project.corpus("gold").notes)
     tagger.save(tmp_path / "model")
-    project.db.execute(f"CREATE TABLE IF NOT EXISTS {ARCHIVE_TABLE} (version INTEGER PRIMARY KEY, "
+    # an archive table that refuses every real model, so the insert fails after the version row
+    project.db.execute(f"DROP TABLE {ARCHIVE_TABLE}")
+    project.db.execute(f"CREATE TABLE {ARCHIVE_TABLE} (version INTEGER PRIMARY KEY, "
                        "format TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, "
                        "created TEXT NOT NULL, data BLOB NOT NULL CHECK (length(data) < 10))")
     with pytest.raises(DeidError):
@@ -217,7 +219,7 @@ def test_version_row_and_blob_are_one_transaction(tmp_path):
 
 
 def _corrupt(project, number, data):
-    with project._write():
+    with project.transaction():
         project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ? WHERE version = ?",
                            (sqlite3.Binary(data), number))
 
@@ -233,7 +235,7 @@ def test_corrupt_blob_is_a_clear_model_error(tmp_path):
     import hashlib
 
     junk = b"\x1f\x8b\x08\x00garbage"
-    with project._write():
+    with project.transaction():
         project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ?, sha256 = ? WHERE version = ?",
                            (junk, hashlib.sha256(junk).hexdigest(), number))
     with pytest.raises(ModelError, match="corrupt and cannot be extracted"):
@@ -243,7 +245,7 @@ def test_corrupt_blob_is_a_clear_model_error(tmp_path):
     broken.mkdir()
     (broken / "model.json").write_text("{not json", encoding="utf-8")
     data = pack_model(broken)
-    with project._write():
+    with project.transaction():
         project.db.execute(f"UPDATE {ARCHIVE_TABLE} SET data = ?, sha256 = ? WHERE version = ?",
                            (data, hashlib.sha256(data).hexdigest(), number))
     with pytest.raises(ModelError, match=f"model version {number}"):

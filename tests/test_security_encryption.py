@@ -173,7 +173,7 @@ def test_model_directory_sealed_with_the_project_key(tmp_path):
         crypto.unseal_model(sealed, tmp_path / "again", os.urandom(32))
 
 
-def test_loop_model_archives_live_encrypted_in_the_project(tmp_path):
+def test_model_archives_live_encrypted_in_the_project(tmp_path):
     """The loop keeps model archives (vocabularies: names) inside the project file."""
     from deid_annotator.loop.models import model_directory, store_model
 

@@ -63,7 +63,7 @@ def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | N
     if tagger is None:
         tagger, model_version = current_tagger(project)
     predictions = predict_spans(tagger, project, note_ids, progress)
-    with project._write():
+    with project.transaction():
         predictions = _match_labels(project, predictions)
         return project.set_model_spans_many(predictions, model_version, progress=progress)
 
@@ -117,7 +117,7 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     predictions = predict_spans(tagger, project, picked, progress)
     if progress is not None:
         progress.check()
-    with project._write():  # the batch and its pre-annotation: all or nothing
+    with project.transaction():  # the batch and its pre-annotation: all or nothing
         predictions = _match_labels(project, predictions)
         batch_id = project.create_batch(picked, strategy, model_version=model_version,
                                         annotator=annotator)

@@ -39,7 +39,7 @@ from ..store.records import now
 from ..taggers import Tagger, create_tagger, load_model
 
 #: The table holding the model archives (one row per model version).
-ARCHIVE_TABLE = "loop_model_archives"
+ARCHIVE_TABLE = "model_archives"  # created by the store's schema migration v2
 ARCHIVE_FORMAT = "tar.gz"
 #: Environment variable overriding the cache folder (tests, shared machines).
 CACHE_ENV = "DEID_ANNOTATOR_CACHE"
@@ -89,22 +89,6 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-# -- the archive table --------------------------------------------------------------------
-def _ensure_table(project: Project) -> None:
-    """Create the archive table if needed (inside the caller's transaction)."""
-    table = project.db[ARCHIVE_TABLE]
-    if not table.exists():
-        table.create({"version": int, "format": str, "sha256": str, "size": int, "created": str,
-                      "data": bytes},
-                     pk="version", not_null={"format", "sha256", "size", "created", "data"},
-                     foreign_keys=[("version", "model_versions", "number")], if_not_exists=True)
-
-
-def _has_table(project: Project) -> bool:
-    return project._one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                        (ARCHIVE_TABLE,)) is not None
-
-
 def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
                 metrics: dict[str, Any] | None = None, training_notes: int = 0,
                 make_current: bool = True, annotator: str | None = None,
@@ -117,8 +101,7 @@ def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
     """
     data = pack_model(model_dir)
     sha = _sha256(data)
-    with project._write():
-        _ensure_table(project)
+    with project.transaction():
         number = project.db.execute(
             "SELECT coalesce(max(number), 0) + 1 FROM model_versions").fetchone()[0]
         got = project.add_model_version(tagger_name, f"{PATH_PREFIX}{ARCHIVE_TABLE}/{number}",
@@ -145,18 +128,16 @@ def remember(project: Project, number: int, tagger: Tagger) -> None:
 
 def archive_info(project: Project, number: int) -> dict[str, Any] | None:
     """``{"format", "sha256", "size", "created"}`` of a version's archive, or None."""
-    if not _has_table(project):
-        return None
-    rows = project._dicts(f"SELECT format, sha256, size, created FROM {ARCHIVE_TABLE} "
+    rows = project.query(f"SELECT format, sha256, size, created FROM {ARCHIVE_TABLE} "
                           f"WHERE version = ?", (number,))
     return rows[0] if rows else None
 
 
 def _archive(project: Project, number: int) -> tuple[str, bytes] | None:
-    if not _has_table(project):
+    rows = project.query(f"SELECT sha256, data FROM {ARCHIVE_TABLE} WHERE version = ?", (number,))
+    if not rows:
         return None
-    row = project._one(f"SELECT sha256, data FROM {ARCHIVE_TABLE} WHERE version = ?", (number,))
-    return None if row is None else (row[0], bytes(row[1]) if row[1] is not None else b"")
+    return rows[0]["sha256"], bytes(rows[0]["data"]) if rows[0]["data"] is not None else b""
 
 
 # -- the cache folder -------------------------------------------------------------------------

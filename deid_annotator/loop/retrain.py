@@ -25,7 +25,6 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -37,7 +36,7 @@ from ..corpus import Corpus
 from ..errors import DeidError
 from ..progress import Progress, ProgressEvent
 from ..store import Project
-from ..taggers import Tagger, tagger_class
+from ..taggers import Tagger, accepted_options, tagger_class
 from .batches import refresh_open_batches
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .models import PREDICT_LOCK, load_version, remember, store_model
@@ -56,20 +55,6 @@ class RetrainResult:
     refreshed_notes: int = 0          # open-batch notes pre-annotated again
     refresh_error: str | None = None  # the version is stored even if the refresh failed
     tagger: Tagger | None = field(default=None, repr=False)
-
-
-def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
-    """The options (not None) that the tagger takes: those of its module's ``DEFAULTS``
-    table when it has one (crf, bilstm-crf), else its constructor's named parameters;
-    a constructor taking ``**options`` without such a table gets them all."""
-    options = {k: v for k, v in options.items() if v is not None}
-    known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
-    if isinstance(known, dict):
-        return {k: v for k, v in options.items() if k in known}
-    params = inspect.signature(cls.__init__).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return options
-    return {k: v for k, v in options.items() if k in params}
 
 
 def supports_warm_start(tagger: Tagger) -> bool:
@@ -153,7 +138,7 @@ class RetrainJob:
     ``tagger_name``: the tagger to train (default: the current version's, else ``crf``).
     ``options``: tagger options, passed as they are (the tagger refuses unknown ones).
     ``hints``: options passed only to taggers that take them (e.g. ``seed``, ``device``,
-    ``max_epochs``), see :func:`accepted_options`.
+    ``max_epochs``), see :func:`deid_annotator.taggers.accepted_options`.
     ``eval_share``: the evaluation slice's share of patients (0: no slice, train on all).
     ``refresh``: pre-annotate the open batches again with the new version.
     ``on_finished``: called in the worker thread with the job when it ends (any outcome).

@@ -89,7 +89,7 @@ def apply_gold(project: Project, batch_id: int, gold: dict[str, Note],
                annotator: str = ANNOTATOR) -> None:
     """Play the annotator on one batch: accept proposed gold spans, reject the others, add
     the gold spans the model missed (one transaction for the whole batch)."""
-    with project._write():
+    with project.transaction():
         for bn in project.batch_notes(batch_id):
             wanted = {s.key for s in gold[bn.note_id].spans}
             proposed = project.spans(bn.note_id, source="model")

@@ -164,9 +164,22 @@ def _v1_initial(db: Database) -> None:
         db.execute(statement)
 
 
+def _v2_model_archives(db: Database) -> None:
+    """Model versions live inside the project file: one archive (tar.gz) per version."""
+    db.execute("""CREATE TABLE IF NOT EXISTS model_archives (
+        version INTEGER PRIMARY KEY REFERENCES model_versions(number),
+        format  TEXT NOT NULL,
+        sha256  TEXT NOT NULL,
+        size    INTEGER NOT NULL,
+        created TEXT NOT NULL,
+        data    BLOB NOT NULL
+    )""")
+
+
 #: Migrations in the order they are applied; schema version N = the first N applied.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_initial,
+    _v2_model_archives,
 ]
 
 

@@ -59,7 +59,7 @@ DEFAULTS: dict[str, Any] = {
                                  # more threads spin against each other on a busy machine.
     "device": "auto",            # auto | cpu | cuda
     # prediction
-    "predict_batch_size": 128,
+    "predict_batch_size": 256,   # windows per inference batch
     "phi_threshold": None,       # also tag tokens whose P(not O) >= this (recall knob)
 }
 
