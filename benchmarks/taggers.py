@@ -63,6 +63,7 @@ def main() -> int:
     train, test = split_by_patient(corpus.notes, args.test_share, seed=args.seed)
     gold_test = corpus.subset(test)
     work = args.work or Path(tempfile.mkdtemp(prefix="deid-bench-"))
+    (work / "tagged").mkdir(parents=True, exist_ok=True)
     test_dir = work / "test-notes"
     write_corpus("physionet", gold_test.without_spans(), test_dir)
     print(f"{len(train)} training notes ({len({n.patient for n in train})} patients), "

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
-from .batching import (EncodedNote, TokenTable, bucketed, encode, make_batch,
+from .batching import (TokenTable, bucketed, encode, make_batch,
                        prediction_windows, stitch, training_windows)
 from .network import BiLstmCrfNetwork, Dimensions
 from .optim import SGD, Adam
