@@ -10,6 +10,8 @@ interrupted creation never leaves a half-made demo.
 """
 from __future__ import annotations
 
+from .private_files import private_dir
+
 import os
 from pathlib import Path
 
@@ -40,17 +42,6 @@ def demo_gold() -> Corpus:
     return generate_corpus(DEMO_SIZE, seed=DEMO_SEED)
 
 
-def _private_parent(path: Path) -> None:
-    missing = []
-    p = path.parent
-    while not p.exists():
-        missing.append(p)
-        p = p.parent
-    for p in reversed(missing):
-        p.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(p, 0o700)
-
-
 def open_or_create_demo(path: str | os.PathLike | None = None,
                         progress: Progress | None = None) -> Path:
     """The demo project's path (``path``, or ``demo.db`` in the user data folder), created
@@ -62,7 +53,7 @@ def open_or_create_demo(path: str | os.PathLike | None = None,
     if path.exists():
         Project.open(path).close()  # a clear ProjectError if it is not a project
         return path
-    _private_parent(path)
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
     for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         p.unlink(missing_ok=True)

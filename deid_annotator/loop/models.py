@@ -20,6 +20,8 @@ model directory) is loaded from that directory.
 """
 from __future__ import annotations
 
+from ..private_files import private_dir
+
 import hashlib
 import io
 import os
@@ -150,19 +152,6 @@ def cache_root() -> Path:
     return Path(user_cache_dir("deid-annotator", appauthor=False))
 
 
-def _private_dir(path: Path) -> Path:
-    """Create ``path`` and its missing parents, each owner-only (0700)."""
-    missing = []
-    p = path
-    while not p.exists():
-        missing.append(p)
-        p = p.parent
-    for p in reversed(missing):
-        p.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(p, 0o700)
-    return path
-
-
 def _project_key(project: Project) -> str:
     created = project.setting("created") or ""
     return hashlib.sha256(f"{project.path.resolve()}\0{created}".encode()).hexdigest()[:16]
@@ -184,7 +173,7 @@ def model_directory(project: Project, number: int | None = None) -> Path:
     if _sha256(data) != sha:
         raise ModelError(f"{what} is corrupt (checksum mismatch); roll back to another model "
                          f"version or retrain")
-    base = _private_dir(cache_root() / "models" / _project_key(project))
+    base = private_dir(cache_root() / "models" / _project_key(project))
     target = base / f"v{version.number}-{sha[:16]}"
     if (target / ".complete").is_file():
         return target

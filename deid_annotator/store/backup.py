@@ -16,6 +16,8 @@ logs a ``restore`` action in the restored project.
 """
 from __future__ import annotations
 
+from ..private_files import private_dir
+
 import os
 import re
 import sqlite3
@@ -59,14 +61,7 @@ def list_snapshots(project_path: str | os.PathLike, dest_dir: str | os.PathLike 
 
 
 def _private_dir(folder: Path) -> None:
-    missing = []
-    p = folder
-    while not p.exists():
-        missing.append(p)
-        p = p.parent
-    for p in reversed(missing):
-        p.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(p, 0o700)
+    private_dir(folder)
     if not folder.is_dir():
         raise ProjectError(f"{folder}: not a folder; give a folder for the backups")
 

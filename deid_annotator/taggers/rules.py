@@ -646,17 +646,3 @@ class RulesTagger(Tagger):
 
 __all__ = ["RulesTagger", "find_rule_matches", "I2B2_MAP", "i2b2_label"]
 
-
-def _explicit_signature(cls) -> None:
-    """Show the options as keyword parameters (``inspect.signature``), so that callers
-    that pass only the options a tagger accepts (the union tagger) can tell which."""
-    import inspect
-
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-              inspect.Parameter("lang", inspect.Parameter.POSITIONAL_OR_KEYWORD, default="en")]
-    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
-               for k, v in DEFAULTS.items()]
-    cls.__init__.__signature__ = inspect.Signature(params)
-
-
-_explicit_signature(RulesTagger)
