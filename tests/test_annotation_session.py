@@ -272,3 +272,20 @@ def test_add_over_a_span_at_the_same_place_relabels_it(session):
     span = session.add(s, e, "DOCTOR")    # same place, another label: a relabel, not a second span
     assert span.label == "DOCTOR" and span.source == "model" and span.status == "corrected"
     assert [x.label for x in session.spans if (x.start, x.end) == (s, e)] == ["DOCTOR"]
+
+
+def test_export_deidentified_writes_gold_notes_without_their_phi(tmp_path):
+    from deid_annotator.annotation import workflow
+    from deid_annotator.formats import read_corpus
+    from deid_annotator.store import Project
+    from deid_annotator.synthetic import generate_corpus
+
+    corpus = generate_corpus(8, seed=3)
+    with Project.create(tmp_path / "p.db") as project:
+        project.import_corpus(corpus, source="gold")
+        result = workflow.export_deidentified(project, "jsonl", tmp_path / "out.jsonl", "surrogate")
+    written = read_corpus("jsonl", tmp_path / "out.jsonl")
+    assert len(written) == 8 and len(result.corpus) == 8
+    for original, released in zip(corpus.notes, written.notes):
+        names = {original.span_text(s) for s in original.spans if s.label in ("PATIENT", "DOCTOR")}
+        assert not any(name in released.text for name in names if len(name) > 3)

@@ -327,6 +327,29 @@ def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progres
     return len(corpus)
 
 
+DEIDENTIFY_METHODS = ("surrogate", "tag", "redact")
+
+
+def export_deidentified(project, fmt: str, path, method: str = "surrogate",
+                        progress: Progress | None = None):
+    """Write the gold notes with their PHI replaced (``method`` for every label; dates are
+    shifted per patient with surrogates), after a leak audit of what would be written.
+    Returns the :class:`~deid_annotator.deidentify.DeidentifyResult`; a leak is a DeidError
+    and nothing is written."""
+    from ..deidentify import audit_leaks, deidentify_corpus
+    from ..formats import write_corpus
+
+    corpus = project.corpus("gold", progress=progress)
+    if not len(corpus):
+        raise DeidError("there are no gold-annotated notes to de-identify yet: submit a batch first")
+    result = deidentify_corpus(corpus, method=method, seed=None, progress=progress)
+    report = audit_leaks(corpus, result.corpus)
+    if not report.ok:
+        raise DeidError("leak audit failed, nothing was written:\n" + report.summary())
+    write_corpus(fmt, result.corpus, path, progress=progress)
+    return result
+
+
 # -- dashboard figures -------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class VersionPoint:

@@ -204,6 +204,8 @@ class MainWindow(QMainWindow):
         a("open_demo", "Open the &demo project", self.open_demo, (), "the synthetic demo notes")
         a("import", "&Import notes…", self.import_notes, ("Ctrl+I",), "add notes from a corpus file")
         a("export", "&Export gold corpus…", self.export_corpus, ("Ctrl+E",), "write the gold notes")
+        a("export_deid", "Export &de-identified notes…", self.export_deidentified, ("Ctrl+Shift+E",),
+          "write the gold notes with their PHI replaced (surrogates, date shift), after a leak audit")
         a("quit", "&Quit", self.close, ("Ctrl+Q",))
         a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
         a("new_label", "&New label…", self.new_label, (), "add a label to the project's label set")
@@ -718,7 +720,9 @@ class MainWindow(QMainWindow):
                     self.statusBar().showMessage(msg + " Make a batch: Batch ▸ Next batch.", 15000)
             return
         if kind == "export":
-            self.statusBar().showMessage(f"Exported {result} gold note(s).", 15000)
+            text = (f"Exported {result} gold note(s)." if isinstance(result, int) else
+                    f"Wrote {len(result.corpus)} de-identified note(s); the leak audit passed.")
+            self.statusBar().showMessage(text, 15000)
             return
         if self.session is None:
             return
@@ -829,6 +833,30 @@ class MainWindow(QMainWindow):
                 return workflow.export_corpus(project, fmt, path, progress=progress)
 
         self.start_job(workflow.ThreadJob("export", work), f"Exporting to {Path(path).name}")
+
+    def export_deidentified(self, fmt: str | None = None, path: str | None = None,
+                            method: str | None = None) -> None:
+        if self.session is None:
+            return
+        if method is None:
+            from PySide6.QtWidgets import QInputDialog
+
+            method, ok = QInputDialog.getItem(self, "De-identified export", "Replace PHI by:",
+                                              list(workflow.DEIDENTIFY_METHODS), 0, False)
+            if not ok:
+                return
+        if fmt is None or path is None:
+            dialog = CorpusDialog(self, exporting=True)
+            if dialog.exec() != CorpusDialog.Accepted:
+                return
+            fmt, path = dialog.fmt, dialog.path
+        project_path = self.project.path
+
+        def work(progress):
+            with Project.open(project_path, read_only=True) as project:
+                return workflow.export_deidentified(project, fmt, path, method, progress=progress)
+
+        self.start_job(workflow.ThreadJob("export", work), f"De-identifying to {Path(path).name}")
 
     # ======================================================================== dashboard, help
     def _tab_changed(self, index: int) -> None:

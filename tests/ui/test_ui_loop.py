@@ -136,6 +136,12 @@ def test_scripted_session_import_correct_submit_retrain(qtbot, tmp_path, gold):
     with qtbot.waitSignal(w.jobFinished, timeout=30000):
         w.export_corpus("jsonl", str(out))
     assert out.read_text(encoding="utf-8").count("\n") == 6
+    # 8. and the same notes de-identified (leak-audited)
+    released = tmp_path / "released.jsonl"
+    with qtbot.waitSignal(w.jobFinished, timeout=30000):
+        w.export_deidentified("jsonl", str(released), "surrogate")
+    assert released.read_text(encoding="utf-8").count("\n") == 6
+    assert "de-identified" in w.statusBar().currentMessage()
     w.close()
 
 
