@@ -818,14 +818,19 @@ class MainWindow(QMainWindow):
 
         self.start_job(workflow.ThreadJob("import", work), f"Importing {Path(path).name}")
 
+    def _export_target(self, fmt: str | None, path: str | None) -> tuple[str, str] | None:
+        """The format and path to export to: as given, or asked in the export dialog."""
+        if fmt is not None and path is not None:
+            return fmt, path
+        dialog = CorpusDialog(self, exporting=True)
+        if dialog.exec() != CorpusDialog.Accepted:
+            return None
+        return dialog.fmt, dialog.path
+
     def export_corpus(self, fmt: str | None = None, path: str | None = None) -> None:
-        if self.session is None:
+        if self.session is None or (target := self._export_target(fmt, path)) is None:
             return
-        if fmt is None or path is None:
-            dialog = CorpusDialog(self, exporting=True)
-            if dialog.exec() != CorpusDialog.Accepted:
-                return
-            fmt, path = dialog.fmt, dialog.path
+        fmt, path = target
         project_path = self.project.path
 
         def work(progress):
@@ -845,11 +850,9 @@ class MainWindow(QMainWindow):
                                               list(workflow.DEIDENTIFY_METHODS), 0, False)
             if not ok:
                 return
-        if fmt is None or path is None:
-            dialog = CorpusDialog(self, exporting=True)
-            if dialog.exec() != CorpusDialog.Accepted:
-                return
-            fmt, path = dialog.fmt, dialog.path
+        if (target := self._export_target(fmt, path)) is None:
+            return
+        fmt, path = target
         project_path = self.project.path
 
         def work(progress):
