@@ -136,10 +136,17 @@ class Tagger(ABC):
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
         """Read back what ``_save_state`` wrote."""
 
-    def tokenizer_settings(self) -> dict[str, Any]:
+    @property
+    def tokenizer(self):
+        """This tagger's :class:`~deid_annotator.tokenization.Tokenizer`, made on first use."""
         from ..tokenization import Tokenizer
 
-        return Tokenizer(self.lang).settings()
+        if getattr(self, "_tokenizer", None) is None:
+            self._tokenizer = Tokenizer(self.lang)
+        return self._tokenizer
+
+    def tokenizer_settings(self) -> dict[str, Any]:
+        return self.tokenizer.settings()
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:

@@ -224,12 +224,6 @@ class CrfTagger(Tagger):
 
     # -- helpers ------------------------------------------------------------------
     @property
-    def tokenizer(self) -> Tokenizer:
-        if self._tokenizer is None:
-            self._tokenizer = Tokenizer(self.lang)
-        return self._tokenizer
-
-    @property
     def extractor(self) -> FeatureExtractor:
         if self._fx is None:
             self._fx = FeatureExtractor(window=self.options["window"],

@@ -523,12 +523,6 @@ class RulesTagger(Tagger):
             self.labels = list(labels)
         self._tokenizer: Tokenizer | None = None
 
-    @property
-    def tokenizer(self) -> Tokenizer:
-        if self._tokenizer is None:
-            self._tokenizer = Tokenizer(self.lang)
-        return self._tokenizer
-
     # -- fit: record labels, learn the mapping from gold spans -----------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "RulesTagger":
         started = time.perf_counter()

@@ -185,12 +185,6 @@ class BiLstmCrfTagger(Tagger):
 
     # -- helpers ---------------------------------------------------------------------
     @property
-    def tokenizer(self) -> Tokenizer:
-        if self._tokenizer is None:
-            self._tokenizer = Tokenizer(self.lang)
-        return self._tokenizer
-
-    @property
     def fitted(self) -> bool:
         return self.network is not None
 
