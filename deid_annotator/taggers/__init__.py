@@ -20,6 +20,8 @@ _KNOWN: dict[str, str] = {
     "crf": "deid_annotator.taggers.crf:CrfTagger",
     "bilstm-crf": "deid_annotator.taggers.bilstm_crf:BiLstmCrfTagger",
     "union": "deid_annotator.taggers.union:UnionTagger",
+    "tbed": "deid_annotator.taggers.tbed:TbedTagger",
+    "stacked": "deid_annotator.taggers.stacked:StackedTagger",
 }
 _LOADED: dict[str, type[Tagger]] = {}
 
