@@ -2,32 +2,53 @@
 
 Trains each tagger on the training patients, tags the held-out patients' notes with
 the real ``deid-annotator tag`` command (so start-up counts in notes/s), scores with
-``evaluate``, and prints one table beside deid.pl's own output on the same notes.
+``evaluate``, and prints one table beside deid.pl's own output on the same notes; then
+the stacked configurations (all members, each member left out, feature groups left out)
+with their cross-validated figures on the training notes, and token P/R of the stacked
+tagger at several span-confidence thresholds (operating points).
 
-    python benchmarks/taggers.py [--taggers rules,crf,bilstm-crf,union] [--seed 13]
+    python benchmarks/taggers.py [--taggers rules,tbed,crf,bilstm-crf,union,stacked]
+                                 [--stacked-members rules,tbed,crf] [--no-ablations]
+                                 [--work DIR] [--json FILE]
 
-The test patients are never used for any choice: taggers hold back their own
-validation patients out of the training side.
+Members are trained once and reused by every row (union, stacked and its ablations);
+their models (``WORK/models``) and cross-validated predictions (``WORK/cv``, owner-only:
+they point at PHI) are kept, so a rerun with the same ``--work`` skips them. Ablation rows are scored in-process
+on member outputs computed once (their notes/s is not measured). The test patients are
+never used for any choice: taggers hold back their own validation patients, and the
+stacked tagger picks its classifier and threshold on cross-validation of the training
+notes.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from deid_annotator.corpus import Corpus
-from deid_annotator.evaluation import evaluate, read_deidpl_phi
+import joblib
+
+from deid_annotator.corpus import Corpus, Note
+from deid_annotator.evaluation import evaluate, operating_points, read_deidpl_phi
 from deid_annotator.formats import read_corpus, write_corpus
+from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
-from deid_annotator.taggers import create_tagger
-from deid_annotator.taggers.union import UnionTagger
+from deid_annotator.taggers import create_tagger, load_model
+from deid_annotator.taggers.stacked import StackedTagger
+from deid_annotator.taggers.stacking_features import FEATURE_GROUPS
+from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_options,
+                                                      member_outputs, patient_folds)
+from deid_annotator.taggers.union import UnionTagger, merge_union
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+THRESHOLDS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: Feature groups left out one at a time in the ablation rows.
+ABLATED_GROUPS = ("note", "context", "words", "gazetteer", "marginals", "shape")
 
 
 def tag_with_cli(model_dir: Path, test_dir: Path, out_dir: Path) -> tuple[Corpus, float]:
@@ -39,17 +60,44 @@ def tag_with_cli(model_dir: Path, test_dir: Path, out_dir: Path) -> tuple[Corpus
     return read_corpus("physionet", out_dir), time.perf_counter() - started
 
 
+def fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
 def row(name: str, report, train_s: float | None, rate: float | None) -> str:
     t, i, s = report.token, report.instance, report.strict
-    fmt = lambda x: "–" if x is None else f"{x:.0f}" if x >= 10 else f"{x:.1f}"
     return (f"| {name} | {t.precision:.3f} | {t.recall:.3f} | {t.f1:.3f} | {i.precision:.3f} | "
             f"{i.recall:.3f} | {i.f1:.3f} | {s.f1:.3f} | {fmt(train_s)} | {fmt(rate)} |")
+
+
+def with_spans(notes, predictions) -> Corpus:
+    return Corpus([Note(n.id, n.text, dict(n.meta), list(p)) for n, p in zip(notes, predictions)])
+
+
+def cached_cv(work: Path, name: str, train, folds, seed: int, n_folds: int, options: dict):
+    """Member ``name``'s cross-validated outputs on the training notes (cached) and seconds."""
+    path = private_dir(work / "cv") / f"{name}-k{n_folds}-s{seed}-n{len(train)}.joblib"
+    if path.is_file():
+        cached = joblib.load(path)
+        return cached["outputs"], cached["seconds"]
+    started = time.perf_counter()
+    outputs = cross_validated_outputs(name, train, folds,
+                                      lambda: create_tagger(name, **member_options(options, name)))
+    seconds = time.perf_counter() - started
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        joblib.dump({"outputs": outputs, "seconds": seconds}, fh)
+    return outputs, seconds
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--taggers", default="rules,crf,bilstm-crf,union")
+    ap.add_argument("--taggers", default="rules,tbed,crf,bilstm-crf,union,stacked")
+    ap.add_argument("--stacked-members", default="rules,tbed,crf",
+                    help="members of the stacked tagger (its ablations leave out each in turn)")
+    ap.add_argument("--no-ablations", action="store_true", help="only the full stacked row")
+    ap.add_argument("--folds", type=int, default=4, help="patient folds of the stacked tagger's CV")
     ap.add_argument("--test-share", type=float, default=0.2)
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split")
     ap.add_argument("--work", type=Path, default=None, help="where models and outputs go")
@@ -62,13 +110,15 @@ def main() -> int:
     corpus = read_corpus("physionet", args.corpus)
     train, test = split_by_patient(corpus.notes, args.test_share, seed=args.seed)
     gold_test = corpus.subset(test)
-    work = args.work or Path(tempfile.mkdtemp(prefix="deid-bench-"))
+    blank_test = gold_test.without_spans().notes
+    work = private_dir(args.work or Path(tempfile.mkdtemp(prefix="deid-bench-")))
     (work / "tagged").mkdir(parents=True, exist_ok=True)
     test_dir = work / "test-notes"
     write_corpus("physionet", gold_test.without_spans(), test_dir)
-    print(f"{len(train)} training notes ({len({n.patient for n in train})} patients), "
-          f"{len(test)} test notes ({len({n.patient for n in test})} patients, "
-          f"{sum(len(n.spans) for n in test)} PHI); work dir {work}", file=sys.stderr)
+    log = lambda *a: print(*a, file=sys.stderr, flush=True)
+    log(f"{len(train)} training notes ({len({n.patient for n in train})} patients), "
+        f"{len(test)} test notes ({len({n.patient for n in test})} patients, "
+        f"{sum(len(n.spans) for n in test)} PHI); work dir {work}")
 
     lines = ["| tagger | token P | token R | token F1 | instance P | instance R | instance F1 "
              "| strict F1 | train s | tag notes/s |",
@@ -77,26 +127,112 @@ def main() -> int:
     deidpl_test = deidpl.subset(n for n in deidpl.notes if n.id in {t.id for t in test})
     lines.append(row("deid.pl (baseline)", evaluate(gold_test, deidpl_test), None, 16))
     figures: dict[str, dict] = {}
-    trained = {}
-    for name in args.taggers.split(","):
+    trained: dict[str, tuple] = {}   # name -> (tagger, train seconds)
+
+    def train_member(name: str):
+        """Train a member once; a model saved by an earlier run in the same --work is reused."""
+        if name in trained:
+            return trained[name]
+        saved, seconds_file = work / "models" / name, work / "models" / f"{name}.seconds"
+        if (saved / "model.json").is_file() and seconds_file.is_file():
+            trained[name] = (load_model(saved), float(seconds_file.read_text()))
+            return trained[name]
+        tagger = create_tagger(name, seed=args.seed)
+        started = time.perf_counter()
+        tagger.fit(train)
+        trained[name] = (tagger, time.perf_counter() - started)
+        tagger.save(saved)
+        seconds_file.write_text(str(trained[name][1]))
+        return trained[name]
+
+    def score_with_cli(name: str, tagger, train_s: float | None) -> None:
         model_dir = work / "models" / name
-        if name == "union" and {"crf", "bilstm-crf"} <= trained.keys():
-            tagger = UnionTagger.from_members([trained["crf"][0], trained["bilstm-crf"][0]])
-            train_s = trained["crf"][1] + trained["bilstm-crf"][1]
-        else:
-            tagger = create_tagger(name, seed=args.seed) if name != "rules" else create_tagger(name)
-            started = time.perf_counter()
-            tagger.fit(train)
-            train_s = time.perf_counter() - started
-        trained[name] = (tagger, train_s)
         tagger.save(model_dir)
         predicted, seconds = tag_with_cli(model_dir, test_dir, work / "tagged" / name)
         report = evaluate(gold_test, predicted)
         rate = len(test) / seconds
         lines.append(row(name, report, train_s if tagger.trainable else None, rate))
         figures[name] = {**report.to_dict(), "train_seconds": train_s, "notes_per_second": rate}
-        print(lines[-1], file=sys.stderr)
-    print("\n".join(lines))
+        log(lines[-1])
+
+    names = args.taggers.split(",")
+    for name in names:
+        if name in ("union", "stacked"):
+            continue
+        tagger, train_s = train_member(name)
+        score_with_cli(name, tagger, train_s)
+    if "union" in names:
+        crf, crf_s = train_member("crf")
+        bilstm, bilstm_s = train_member("bilstm-crf")
+        score_with_cli("union", UnionTagger.from_members([crf, bilstm]), crf_s + bilstm_s)
+
+    extra: list[str] = []
+    if "stacked" in names:
+        members = args.stacked_members.split(",")
+        options = {"seed": args.seed, "device": "auto", "max_epochs": None}
+        folds = patient_folds(train, args.folds, args.seed)
+        cv, cv_seconds = {}, {}
+        for m in members:
+            log(f"cross-validating {m} ({args.folds} patient folds)")
+            cv[m], cv_seconds[m] = cached_cv(work, m, train, folds, args.seed, args.folds, options)
+            train_member(m)
+        test_outputs = {m: member_outputs(trained[m][0], blank_test) for m in members}
+        configs = [("stacked", members, list(FEATURE_GROUPS))]
+        if not args.no_ablations:
+            if len(members) > 1:
+                configs += [(f"stacked without {m}", [x for x in members if x != m],
+                             list(FEATURE_GROUPS)) for m in members]
+            configs += [(f"stacked without {g} features", members,
+                         [x for x in FEATURE_GROUPS if x != g]) for g in ABLATED_GROUPS]
+        extra = ["| stacked configuration | classifier | threshold | CV token P | CV token R "
+                 "| test token P | test token R |", "|---|---|---|---|---|---|---|"]
+        main = None
+        for label, subset, groups in configs:
+            tagger = StackedTagger(members=subset, features=groups, folds=args.folds, seed=args.seed)
+            started = time.perf_counter()
+            tagger.fit_classifier(train, cv, [trained[m][0] for m in subset])
+            train_s = (time.perf_counter() - started + sum(cv_seconds[m] for m in subset)
+                       + sum(trained[m][1] for m in subset))
+            candidates = tagger.score_outputs(blank_test, test_outputs)
+            cv_token = tagger.training["cv_token"]
+            if label == "stacked":
+                main = (tagger, candidates)
+                score_with_cli("stacked", tagger, train_s)
+                report = evaluate(gold_test, read_corpus("physionet", work / "tagged" / "stacked"))
+            else:
+                threshold = tagger.options["threshold"]
+                predicted = [merge_union([[s for s in c if s.confidence >= threshold]], "stacked")
+                             for c in candidates]
+                report = evaluate(gold_test, with_spans(test, predicted))
+                lines.append(row(label, report, train_s, None))
+                figures[label] = {**report.to_dict(), "train_seconds": train_s}
+                log(lines[-1])
+            figures[label]["cv"] = {k: tagger.training[k] for k in
+                                    ("classifier", "classifier_trials", "cv_token",
+                                     "candidate_token_recall", "candidates")}
+            figures[label]["threshold"] = tagger.options["threshold"]
+            extra.append(f"| {label} | {tagger.training['classifier']} | "
+                         f"{tagger.options['threshold']:.4f} | {cv_token['precision']:.3f} | "
+                         f"{cv_token['recall']:.3f} | {report.token.precision:.3f} | "
+                         f"{report.token.recall:.3f} |")
+            log(extra[-1])
+        tagger, candidates = main
+        gold_by = Corpus(list(test))
+        points = operating_points(gold_by, with_spans(test, candidates),
+                                  sorted({*THRESHOLDS, tagger.options["threshold"]}))
+        extra += ["", f"Operating points of stacked ({'+'.join(members)}; threshold chosen on "
+                      f"CV: {tagger.options['threshold']:.4f}; candidate token recall on test "
+                      f"{points[0].token.recall if points else 0:.3f} at the lowest threshold)", "",
+                  "| threshold | token P | token R | token F1 | CV token P | CV token R |",
+                  "|---|---|---|---|---|---|"]
+        cv_points = {p["threshold"]: p for p in tagger.training["cv_operating_points"]}
+        for p in points:
+            c = cv_points.get(p.threshold)
+            cv_cells = f"{c['precision']:.3f} | {c['recall']:.3f}" if c else "– | –"
+            extra.append(f"| {p.threshold:.4g} | {p.token.precision:.3f} | {p.token.recall:.3f} | "
+                         f"{p.token.f1:.3f} | {cv_cells} |")
+        figures["stacked"]["operating_points"] = [p.to_dict() for p in points]
+    print("\n".join(lines + [""] + extra))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0

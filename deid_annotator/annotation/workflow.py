@@ -124,8 +124,13 @@ class _Throttle:
             self.send(("progress", event.stage, event.done, event.total, event.message))
 
 
-def _child_main(events, cancel_flag, kind: str, project_path, kwargs: dict) -> None:
-    """Entry point of the child process."""
+def _child_main(events, cancel_flag, kind: str, project_path, kwargs: dict,
+                shared_key=None) -> None:
+    """Entry point of the child process (``shared_key``: an encrypted project's key,
+    from :func:`deid_annotator.store.crypto.share_key`)."""
+    from ..store import crypto
+
+    crypto.adopt_key(shared_key)
     try:  # CRFsuite prints every iteration to stdout: keep the terminal quiet
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -175,9 +180,12 @@ class ProcessJob:
         self.started_at: float | None = None
 
     def start(self) -> "ProcessJob":
+        from ..store import crypto
+
         self._process = self._ctx.Process(target=_child_main, name=f"deid-{self.kind}", daemon=True,
                                           args=(self._events, self._cancel, self.kind,
-                                                self.project_path, self.kwargs))
+                                                self.project_path, self.kwargs,
+                                                crypto.share_key(self.project_path)))
         self._process.start()
         self.started_at = time.monotonic()
         return self

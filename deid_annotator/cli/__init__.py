@@ -15,10 +15,13 @@ from pathlib import Path
 from .. import __version__
 from ..errors import CancelledError, DeidError
 from . import (app_command, backup_commands, corpus_commands, demo_command, deidentify_command,
-               evaluate_command, model_commands, simulate_command)
+               embeddings_command, evaluate_command, model_commands, passphrase_command, simulate_command)
+from . import team_commands
+from . import about_command
 
 COMMAND_MODULES = (app_command, demo_command, corpus_commands, evaluate_command, model_commands,
-                   simulate_command, deidentify_command, backup_commands)
+                   simulate_command, deidentify_command, backup_commands, passphrase_command,
+                   team_commands, about_command, embeddings_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--encrypt", action="store_true",
                    help="when creating the project: encrypt it at rest (passphrase from "
                         "DEID_ANNOTATOR_PASSPHRASE, or asked)")
+    p.add_argument("--as-annotator", default=None, metavar="NAME",
+                   help="the spans are this annotator's work (e.g. done in another tool): record "
+                        "them as NAME's version of each note, for agreement and adjudication "
+                        "(notes already in the project must have the same text)")
     p.add_argument("path", type=Path, help="the corpus file or folder")
     p.set_defaults(func=run_import)
 
@@ -44,10 +48,22 @@ def run_import(args: argparse.Namespace) -> int:
         project = (open_project(args.db) if args.db.exists()
                    else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
         with project:
+            if args.as_annotator is not None:
+                return _import_as_annotator(project, corpus, args, progress)
             result = project.import_corpus(corpus, source=args.source, progress=progress)
             total = project.note_count()
     print(f"imported {result.added} notes with {result.spans} spans into {args.db}"
           f" ({result.skipped_duplicates} already there, skipped; {total} notes in the project)")
+    return 0
+
+
+def _import_as_annotator(project, corpus, args: argparse.Namespace, progress) -> int:
+    from ..team.packages import describe_merge, import_corpus_versions
+
+    result, merged = import_corpus_versions(project, corpus, args.as_annotator, progress=progress)
+    print(f"imported {result.added} new notes into {args.db} ({result.skipped_duplicates} already there)")
+    for line in describe_merge(f"{args.path} (as {args.as_annotator})", merged):
+        print(line)
     return 0
 
 
@@ -61,8 +77,15 @@ def run_export(args: argparse.Namespace) -> int:
     # read-only: works while the app has the project open
     with open_project(args.db, read_only=True) as project, progress_bar("export") as progress:
         corpus = project.corpus(source=args.source)
+        sidecar = None
+        if args.source == "gold":  # who annotated, who decided, which model, time spent
+            from ..team.provenance import prepare_export, write_sidecar
+
+            sidecar = prepare_export(project, corpus, args.format)
         with owner_only():  # the export holds PHI
             write_corpus(args.format, corpus, args.out, progress=progress)
+        if sidecar:
+            print(f"provenance of {len(sidecar)} notes: {write_sidecar(args.out, sidecar, project)}")
     spans = sum(len(n.spans) for n in corpus.notes)
     print(f"wrote {len(corpus)} notes with {spans} {args.source} spans to {args.out}")
     return 0

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from ..errors import DeidError
-from .options import add_format
+from .bulk_options import (add_bulk_options, add_input_format, bulk_job, checkpoint_hint,
+                           csv_columns, describe_run, wants_bulk)
 from .progress_bar import progress_bar
 
 METHODS = ("redact", "tag", "surrogate", "shift")
@@ -20,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "deidentify", help="write the corpus with its PHI redacted, tagged or replaced",
         description="Replace PHI spans (gold, or a model's) and write the same format back; then "
                     "audit the written output for leaks and fail loudly on any.")
-    add_format(p)
+    add_input_format(p)
     p.add_argument("--corpus", required=True, type=Path, help="the notes to de-identify")
     p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
     p.add_argument("--method", choices=METHODS, default=None,
@@ -39,6 +40,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--mapping", type=Path,
                    help="also write original → surrogate (owner-only; for authorised re-identification)")
     p.add_argument("--force", action="store_true", help="overwrite an existing mapping file")
+    add_bulk_options(p)
     p.set_defaults(func=run)
 
 
@@ -49,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     from ..formats import read_corpus, write_corpus
 
     config = load_config(args.config) if args.config else None
+    if wants_bulk(args):
+        return run_bulk_deidentify(args, config)
     with progress_bar("deidentify") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         if args.model:
@@ -70,11 +74,47 @@ def run(args: argparse.Namespace) -> int:
         write_mapping(result.mapping, args.mapping, overwrite=args.force)
     print(result.stats_table())
     if not report.ok:
-        quarantine = args.out.with_name(args.out.name + ".LEAKS-DO-NOT-RELEASE")
-        if quarantine.exists():
-            shutil.rmtree(quarantine) if quarantine.is_dir() else quarantine.unlink()
-        args.out.rename(quarantine)
         print(report.summary(), file=sys.stderr)
-        raise DeidError(f"leak audit failed: PHI remains in the output, moved to {quarantine}")
+        _quarantine(args.out)
     print(f"leak audit passed; wrote {len(written)} notes to {args.out}")
+    return 0
+
+
+def _quarantine(out: Path) -> None:
+    quarantine = out.with_name(out.name + ".LEAKS-DO-NOT-RELEASE")
+    if quarantine.exists():
+        shutil.rmtree(quarantine) if quarantine.is_dir() else quarantine.unlink()
+    out.rename(quarantine)
+    raise DeidError(f"leak audit failed: PHI remains in the output, moved to {quarantine}")
+
+
+def run_bulk_deidentify(args: argparse.Namespace, config) -> int:
+    """``deidentify`` streaming a large input over workers, with a checkpoint. Every worker
+    uses the run's one seed (kept in the checkpoint), so a patient's surrogates and date
+    shift agree across chunks; each chunk is audited for leaks as it is written."""
+    from ..bulk import DeidentifyTask, JobSpec, run_bulk
+    from ..deidentify import write_mapping
+    from ..taggers.base import read_manifest
+
+    if args.model:
+        read_manifest(args.model)   # a bad model fails now, not in the workers
+    if args.mapping and args.mapping.exists() and not args.force:
+        raise DeidError(f"{args.mapping}: exists; not overwriting a re-identification mapping")
+    method = args.method or (None if config else "surrogate")
+    task = DeidentifyTask(args.seed, method, config, args.min_confidence)
+    # The output is in the input's format (csv: with the input's column names).
+    spec = JobSpec(task, args.format, str(args.model) if args.model else None, csv_columns(args))
+    job = bulk_job(args, spec, args.out)
+    with progress_bar("deidentify") as progress, checkpoint_hint(args.out):
+        result = run_bulk(job, progress)
+    if args.mapping:
+        write_mapping(result.mapping, args.mapping, overwrite=args.force)
+    print(result.stats.summary())
+    if result.leaks:
+        print(f"LEAK AUDIT FAILED: {len(result.leaks)} PHI strings left in the output", file=sys.stderr)
+        for leak in result.leaks[:20]:
+            print(f"  {leak}", file=sys.stderr)
+        _quarantine(args.out)
+    print(f"leak audit passed (chunk by chunk); wrote {result.notes} notes to {args.out} "
+          f"{describe_run(job, result)}")
     return 0

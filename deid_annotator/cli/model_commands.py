@@ -5,6 +5,8 @@ import argparse
 import time
 from pathlib import Path
 
+from .bulk_options import (add_bulk_options, add_input_format, bulk_job, checkpoint_hint,
+                           describe_run, wants_bulk)
 from .options import add_format, add_lang
 from .progress_bar import progress_bar
 
@@ -29,27 +31,38 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible on CPU)")
     p.add_argument("--max-epochs", type=int, default=None,
                    help="neural taggers: at most this many epochs (early stopping may end sooner)")
+    p.add_argument("--vectors", type=Path, default=None,
+                   help="bilstm-crf (and union): start the word embeddings from this vectors file "
+                        "(written by pretrain-embeddings); the model keeps its own copy")
     p.set_defaults(func=run_train)
 
     p = commands.add_parser("tag", help="pre-annotate notes with a trained model",
                             description="Predict PHI spans for every note of a corpus and write the "
                                         "corpus with the predicted spans.")
     p.add_argument("--model", required=True, type=Path, help="a model directory written by train")
-    add_format(p)
+    add_input_format(p)
     p.add_argument("--corpus", required=True, type=Path, help="the notes to tag")
     p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
-    add_format(p, "--out-format", required=False, help="output format (default: --format)")
+    add_format(p, "--out-format", required=False,
+               help="output format (default: --format; jsonl for csv input)")
     p.add_argument("--min-confidence", type=float, default=0.0,
                    help="drop predicted spans below this confidence (0-1; default keeps all)")
+    add_bulk_options(p)
     p.set_defaults(func=run_tag)
 
 
 def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
-    from ..taggers import create_tagger
+    from ..errors import DeidError
+    from ..taggers import accepted_options, create_tagger, tagger_class
 
+    vectors = None if args.vectors is None else str(args.vectors)
+    if vectors is not None and not accepted_options(tagger_class(args.tagger),
+                                                    {"pretrained_vectors": vectors}):
+        raise DeidError(f"--vectors: the {args.tagger} tagger does not use pretrained vectors "
+                        f"(bilstm-crf and union do)")
     tagger = create_tagger(args.tagger, args.lang, device=args.device, seed=args.seed,
-                           max_epochs=args.max_epochs)
+                           max_epochs=args.max_epochs, pretrained_vectors=vectors)
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         started = time.perf_counter()
@@ -63,6 +76,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_tag(args: argparse.Namespace) -> int:
+    if wants_bulk(args):
+        return run_bulk_tag(args)
     from ..corpus import Corpus, Note
     from ..formats import owner_only, read_corpus, write_corpus
     from ..taggers import load_model
@@ -82,4 +97,21 @@ def run_tag(args: argparse.Namespace) -> int:
     rate = len(corpus) / seconds if seconds > 0 else float("inf")
     print(f"tagged {len(corpus)} notes with {tagger.name} ({found} spans) at {rate:.0f} notes/s; "
           f"wrote {args.out}")
+    return 0
+
+
+def run_bulk_tag(args: argparse.Namespace) -> int:
+    """``tag`` streaming a large input over workers, with a checkpoint (see bulk_options)."""
+    from ..bulk import JobSpec, TagTask, run_bulk
+    from ..formats import owner_only
+    from ..taggers.base import read_manifest
+
+    tagger = read_manifest(args.model)["tagger"]   # a bad model fails now, not in the workers
+    out_format = args.out_format or ("jsonl" if args.format == "csv" else args.format)
+    spec = JobSpec(TagTask(args.min_confidence), out_format, str(args.model))
+    job = bulk_job(args, spec, args.out)
+    with progress_bar("tag") as progress, checkpoint_hint(args.out), owner_only():  # spans point at PHI
+        result = run_bulk(job, progress)
+    print(f"tagged {result.notes} notes with {tagger} ({result.spans} spans) "
+          f"{describe_run(job, result)}; wrote {args.out}")
     return 0

@@ -45,6 +45,33 @@ class SurrogateMapping:
         else:
             entry.count += 1
 
+    def merge(self, other: "SurrogateMapping") -> None:
+        """Add ``other``'s entries and date offsets (a bulk run's chunks, made with one seed);
+        a scope offset by a different number of days in ``other`` is an error."""
+        for e in other:
+            mine = self._entries.get((e.scope, e.label, e.original))
+            if mine is None:
+                self._entries[(e.scope, e.label, e.original)] = MappingEntry(
+                    e.scope, e.label, e.original, e.replacement, e.method, e.count)
+            else:
+                mine.count += e.count
+        for scope, days in other.date_offsets.items():
+            if self.date_offsets.setdefault(scope, days) != days:
+                raise DeidError(f"patient {scope!r} was shifted by {self.date_offsets[scope]} and "
+                                f"by {days} days: the parts were made with different seeds")
+
+    @classmethod
+    def from_json(cls, text: str) -> "SurrogateMapping":
+        """The mapping :meth:`to_json` wrote."""
+        data = json.loads(text)
+        mapping = cls()
+        mapping.seed = data.get("seed")
+        mapping.date_offsets = dict(data.get("date_offsets", {}))
+        for e in data.get("entries", []):
+            mapping._entries[(e["patient"], e["label"], e["original"])] = MappingEntry(
+                e["patient"], e["label"], e["original"], e["replacement"], e["method"], e["count"])
+        return mapping
+
     def get(self, scope: str, label: str, original: str) -> str | None:
         entry = self._entries.get((scope, label, original))
         return None if entry is None else entry.replacement

@@ -17,7 +17,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from ..errors import FormatError
 
@@ -127,6 +127,51 @@ def read_text(path: Path) -> tuple[str, bool]:
     return decode(read_bytes(path), path)
 
 
+_RAW_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def iter_lines(path: Path, block: int = 1 << 20) -> Iterator[tuple[int, str, str]]:
+    """``(line_number, content, line_break)`` of a UTF-8 file, read a block at a time:
+    :func:`split_lines` of :func:`read_text` without holding the file (a leading BOM
+    dropped, a line that is not UTF-8 a :class:`FormatError` naming it)."""
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise FormatError("no such file", path) from None
+    except IsADirectoryError:
+        raise FormatError("is a folder, expected a file", path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
+    with handle:
+        pending = b""
+        lineno = 0
+        first = True
+        while True:
+            data = handle.read(max(block, len(BOM)) if first else block)
+            pending += data[len(BOM):] if first and data.startswith(BOM) else data
+            first = False
+            pos = 0
+            for m in _RAW_BREAK.finditer(pending):
+                if m.group(0) == b"\r" and m.end() == len(pending) and data:
+                    break  # a CR at the end of a block may be the start of CRLF: read on
+                lineno += 1
+                yield lineno, _decode_line(pending[pos:m.start()], path, lineno), m.group(0).decode()
+                pos = m.end()
+            pending = pending[pos:]
+            if not data:
+                break
+        if pending:
+            yield lineno + 1, _decode_line(pending, path, lineno + 1), ""
+
+
+def _decode_line(raw: bytes, path: Path, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded ({exc.reason})",
+                          path, lineno) from None
+
+
 def encode(text: str, bom: bool, what: str) -> bytes:
     # A text that itself begins with U+FEFF needs a BOM before it: readers drop one
     # leading BOM, which would otherwise eat the text's first character (and shift
@@ -187,6 +232,28 @@ def write_file_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+@contextlib.contextmanager
+def open_atomic(path: Path) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` through, a piece at a time: it is written beside
+    ``path`` and renamed over it only when the block ends without an error (as
+    :func:`write_file_atomic`, for outputs too large to hold in memory)."""
+    if path.is_dir():
+        raise FormatError("is a folder; give a file name to write", path)
+    if not path.parent.is_dir():
+        raise FormatError("the folder to write into does not exist", path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(Path(tmp))
+        raise
+
+
 def write_folder_atomic(path: Path, files: Iterable[tuple[str, bytes]],
                         owned: Callable[[str], bool]) -> None:
     """Build the whole folder beside ``path``, then swap it in.
@@ -195,6 +262,24 @@ def write_folder_atomic(path: Path, files: Iterable[tuple[str, bytes]],
     (``owned(relative_path)``), so pointing an export at, say, a home folder fails
     instead of deleting it. ``files`` may be a generator (cancellation stops it).
     """
+    with folder_atomic(path, owned) as tmp:
+        private = _OWNER_ONLY.get()
+        for rel, data in files:
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
+            if target.exists():
+                raise FormatError(f"two notes would both be written to {rel!r}", path)
+            if private:
+                with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+                    f.write(data)
+            else:
+                target.write_bytes(data)
+
+
+@contextlib.contextmanager
+def folder_atomic(path: Path, owned: Callable[[str], bool]) -> Iterator[Path]:
+    """An empty folder beside ``path`` to fill; swapped in for ``path`` when the block ends
+    without an error, removed otherwise (the rules of :func:`write_folder_atomic`)."""
     if path.exists() and not path.is_dir():
         raise FormatError("exists and is not a folder; give a new or empty folder", path)
     if path.is_dir():
@@ -208,21 +293,21 @@ def write_folder_atomic(path: Path, files: Iterable[tuple[str, bytes]],
     tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
     try:
         os.chmod(tmp, _folder_mode())
-        private = _OWNER_ONLY.get()
-        for rel, data in files:
-            target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
-            if target.exists():
-                raise FormatError(f"two notes would both be written to {rel!r}", path)
-            if private:
-                with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
-                    f.write(data)
-            else:
-                target.write_bytes(data)
+        yield tmp
         _swap_in(tmp, path)
     except BaseException:
         _remove(tmp)
         raise
+
+
+def folder_mode() -> int:
+    """The mode of folders written now (0700 inside :func:`owner_only`, else by the umask)."""
+    return _folder_mode()
+
+
+def file_mode() -> int:
+    """The mode of files written now (0600 inside :func:`owner_only`, else by the umask)."""
+    return _file_mode()
 
 
 def list_all(root: Path) -> list[str]:

@@ -17,14 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..corpus import SOURCE_GOLD, Corpus, Note, Span
 from ..errors import FormatError
 from ..labels import LabelSet
 from ..progress import Progress, report
 from ._checks import UniqueIds, gold_span, text_matches, unique_ids_for_writing
-from ._io import encode, most_common, read_text, split_lines, write_file_atomic
+from ._io import encode, iter_lines, most_common, read_text, split_lines, write_file_atomic
 
 KNOWN = ("id", "text", "meta", "spans")
 DEFAULT_STYLE = {"ensure_ascii": False, "compact": False, "order": list(KNOWN)}
@@ -46,14 +46,7 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
         if not content.strip():
             gap += content + eol
             continue
-        try:
-            obj = json.loads(content, parse_constant=_no_constant)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, lineno) from None
-        except ValueError as exc:  # NaN/Infinity, or a number of more than 4300 digits
-            raise FormatError(f"not valid JSON: {exc}", path, lineno) from None
-        except RecursionError:
-            raise FormatError("not valid JSON: nested too deeply", path, lineno) from None
+        obj = _loads(content, path, lineno)
         note, extra = _note_from(obj, labels, path, lineno)
         ids.add(note.id, path, lineno)
         if style is None:
@@ -72,6 +65,26 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
             "eols": {k: v for k, v in eols.items() if v != usual}, "gaps": gaps, "tail": gap,
             "extra": extras, "raw": raw}
     return Corpus(notes, {"jsonl": meta})
+
+
+def iter_notes(path: Path, labels: LabelSet | None = None) -> Iterator[Note]:
+    """The notes of a JSONL file one at a time, checked as :func:`read` checks them, without
+    holding the file (for bulk runs). Duplicate ids are not looked for; nothing of the
+    file's layout is kept."""
+    for lineno, content, _ in iter_lines(path):
+        if content.strip():
+            yield _note_from(_loads(content, path, lineno), labels, path, lineno)[0]
+
+
+def _loads(content: str, path: Path, lineno: int) -> Any:
+    try:
+        return json.loads(content, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, lineno) from None
+    except ValueError as exc:  # NaN/Infinity, or a number of more than 4300 digits
+        raise FormatError(f"not valid JSON: {exc}", path, lineno) from None
+    except RecursionError:
+        raise FormatError("not valid JSON: nested too deeply", path, lineno) from None
 
 
 def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:

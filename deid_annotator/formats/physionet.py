@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from ..corpus import Corpus, Note, Span
 from ..errors import FormatError
 from ..labels import LabelSet
 from ..progress import Progress, report
 from ._checks import UniqueIds, gold_span, int_field, text_matches
-from ._io import encode, most_common, one_line, read_text, same_words, split_lines, write_folder_atomic
+from ._io import (encode, iter_lines, most_common, one_line, read_text, same_words, split_lines,
+                  write_folder_atomic)
 
 TEXT_FILE, PHRASE_FILE = "id.text", "id-phi.phrase"
 START, END = "START_OF_RECORD=", "||||END_OF_RECORD"
@@ -56,49 +58,21 @@ def _read_records(path: Path, progress: Progress | None) -> tuple[list[Note], di
     total = sum(1 for content, _ in lines if content.startswith(START))
     notes: list[Note] = []
     by_key: dict[tuple[str, str], Note] = {}
-    ids = UniqueIds()
     eols: dict[str, str] = {}
     afters: dict[str, str] = {}
     lead = ""
-    current: tuple[str, str, int] | None = None   # patient, note, line of START
-    body: list[str] = []
-    for lineno, (content, eol) in enumerate(lines, 1):
-        if current is not None:
-            if content.endswith(END):
-                patient, note, _ = current
-                note_id = f"{patient}_{note}"
-                body.append(content[: -len(END)])
-                n = Note(note_id, "".join(body), {"patient": patient, "note": note})
-                notes.append(n)
-                by_key[(patient, note)] = n
-                afters[note_id] = eol
-                current = None
-                report(progress, "read", len(notes), total)
-            elif content.startswith(START):
-                raise FormatError(f"record {current[0]}||||{current[1]} (line {current[2]}) has no "
-                                  f"{END} before the next record", path, lineno)
-            else:
-                body += (content, eol)
-        elif not content.strip():
+    numbered = ((lineno, content, eol) for lineno, (content, eol) in enumerate(lines, 1))
+    for item in _records(numbered, path, UniqueIds()):
+        if isinstance(item, str):   # blank lines between records
             if notes:
-                afters[notes[-1].id] += content + eol
+                afters[notes[-1].id] += item
             else:
-                lead += content + eol
-        else:
-            m = _HEADER.fullmatch(content)
-            if not m:
-                raise FormatError(f"expected START_OF_RECORD=<patient>||||<note>|||| or a blank "
-                                  f"line between records, found {content[:40]!r}", path, lineno)
-            if not eol:
-                raise FormatError("record is truncated: the file ends after its START line",
-                                  path, lineno)
-            note_id = f"{m[1]}_{m[2]}"
-            ids.add(note_id, path, lineno)
-            current, body = (m[1], m[2], lineno), []
-            eols[note_id] = eol
-    if current is not None:
-        raise FormatError(f"record {current[0]}||||{current[1]} is truncated: no {END}",
-                          path, current[2])
+                lead += item
+            continue
+        n, eols[n.id], afters[n.id] = item
+        notes.append(n)
+        by_key[(n.meta["patient"], n.meta["note"])] = n
+        report(progress, "read", len(notes), total)
     usual_eol = most_common(eols.values(), "\n")
     usual_after = most_common(afters.values(), usual_eol * 2)
     records: dict[str, dict] = {}
@@ -111,6 +85,71 @@ def _read_records(path: Path, progress: Progress | None) -> tuple[list[Note], di
     return notes, by_key, layout
 
 
+def _records(lines: Iterable[tuple[int, str, str]], path: Path, ids: UniqueIds | None
+             ) -> Iterator[tuple[Note, str, str] | str]:
+    """The records of id.text in order, each as ``(note, START line break, line break after
+    the marker)``, and the blank lines between them as strings: from numbered lines, so a
+    file can be read whole or streamed."""
+    current: tuple[str, str, int] | None = None   # patient, note, line of START
+    start_eol = ""
+    body: list[str] = []
+    for lineno, content, eol in lines:
+        if current is not None:
+            if content.endswith(END):
+                patient, note, _ = current
+                body.append(content[: -len(END)])
+                current = None
+                yield Note(f"{patient}_{note}", "".join(body), {"patient": patient, "note": note}), \
+                    start_eol, eol
+            elif content.startswith(START):
+                raise FormatError(f"record {current[0]}||||{current[1]} (line {current[2]}) has no "
+                                  f"{END} before the next record", path, lineno)
+            else:
+                body += (content, eol)
+        elif not content.strip():
+            yield content + eol
+        else:
+            m = _HEADER.fullmatch(content)
+            if not m:
+                raise FormatError(f"expected START_OF_RECORD=<patient>||||<note>|||| or a blank "
+                                  f"line between records, found {content[:40]!r}", path, lineno)
+            if not eol:
+                raise FormatError("record is truncated: the file ends after its START line",
+                                  path, lineno)
+            if ids is not None:
+                ids.add(f"{m[1]}_{m[2]}", path, lineno)
+            current, body, start_eol = (m[1], m[2], lineno), [], eol
+    if current is not None:
+        raise FormatError(f"record {current[0]}||||{current[1]} is truncated: no {END}",
+                          path, current[2])
+
+
+def iter_notes(path: Path, labels: LabelSet | None = None) -> Iterator[Note]:
+    """The notes of a physionet folder one at a time, with their spans, checked as
+    :func:`read` checks them, streaming id.text (for bulk runs; the phrase lines are held
+    by record until their note comes by). Duplicate ids are not looked for."""
+    if not path.is_dir():
+        raise FormatError("expected a folder holding id.text" if path.exists() else "no such folder",
+                          path)
+    phrase_path = path / PHRASE_FILE
+    pending: dict[str, list[tuple[int, str]]] = {}   # "patient note" -> its phrase lines
+    if phrase_path.exists():
+        for lineno, content, _ in iter_lines(phrase_path):
+            if content.strip():
+                m = _phrase_match(content, phrase_path, lineno)
+                pending.setdefault(f"{m[1]} {m[2]}", []).append((lineno, content))
+    for item in _records(iter_lines(path / TEXT_FILE), path / TEXT_FILE, None):
+        if isinstance(item, str):
+            continue
+        note = item[0]
+        for lineno, content in pending.pop(f"{note.meta['patient']} {note.meta['note']}", ()):
+            note.spans.append(_phrase_span(_PHRASE.fullmatch(content), note, labels, phrase_path,
+                                           lineno))
+        yield note
+    for key, rows in pending.items():
+        raise FormatError(f"no record {key.replace(' ', '||||')} in {TEXT_FILE}", phrase_path, rows[0][0])
+
+
 def _read_phrases(path: Path, by_key: dict, labels: LabelSet | None, layout: dict) -> None:
     text, bom = read_text(path)
     lines = split_lines(text)
@@ -119,23 +158,34 @@ def _read_phrases(path: Path, by_key: dict, labels: LabelSet | None, layout: dic
     for lineno, (content, _) in enumerate(lines, 1):
         if not content.strip():
             continue
-        m = _PHRASE.fullmatch(content)
-        if not m:
-            raise FormatError("expected '<patient> <note> <start> <end> <type> <text>'", path, lineno)
-        patient, note_no, start, end, label, written = m[1], m[2], m[3], m[4], m[5], m[6] or ""
-        note = by_key.get((patient, note_no))
+        m = _phrase_match(content, path, lineno)
+        note = by_key.get((m[1], m[2]))
         if note is None:
-            raise FormatError(f"no record {patient}||||{note_no} in {TEXT_FILE}", path, lineno)
-        s, e = int_field(start, "start", path, lineno), int_field(end, "end", path, lineno)
-        span = gold_span(note.text, s, e, label, labels, path, lineno, note.id)
-        text_matches(written, note.text[s:e], s, e, path, lineno)
-        if written != one_line(note.text[s:e]):
-            differing[f"{note.id} {s} {e} {label}"] = written
+            raise FormatError(f"no record {m[1]}||||{m[2]} in {TEXT_FILE}", path, lineno)
+        span = _phrase_span(m, note, labels, path, lineno)
+        written = m[6] or ""
+        if written != one_line(note.text[span.start:span.end]):
+            differing[f"{note.id} {span.start} {span.end} {span.label}"] = written
         spans.setdefault(note.id, []).append(span)
     for note in by_key.values():   # only now: an error above leaves the notes untouched
         note.spans = spans.get(note.id, [])
     layout.update(phrase_bom=bom, phrase_eol=most_common((eol for _, eol in lines if eol), "\n"),
                   phrase_final=not lines or bool(lines[-1][1]), phrase_text=differing)
+
+
+def _phrase_match(content: str, path: Path, lineno: int) -> re.Match:
+    m = _PHRASE.fullmatch(content)
+    if not m:
+        raise FormatError("expected '<patient> <note> <start> <end> <type> <text>'", path, lineno)
+    return m
+
+
+def _phrase_span(m: re.Match, note: Note, labels: LabelSet | None, path: Path, lineno: int) -> Span:
+    """The span a phrase line gives ``note``, checked against its text."""
+    s, e = int_field(m[3], "start", path, lineno), int_field(m[4], "end", path, lineno)
+    span = gold_span(note.text, s, e, m[5], labels, path, lineno, note.id)
+    text_matches(m[6] or "", note.text[s:e], s, e, path, lineno)
+    return span
 
 
 def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:

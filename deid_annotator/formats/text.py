@@ -6,6 +6,7 @@ Note id = path relative to the folder, without ``.txt``, with ``/``. Round trip:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from ..corpus import Corpus, Note
 from ..labels import LabelSet
@@ -20,13 +21,24 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
     files = list_files(path, (SUFFIX,))
     notes, bom_ids = [], []
     for i, rel in enumerate(files, 1):
-        text, bom = read_text(path / rel)
-        note_id = rel[: -len(SUFFIX)]
+        note, bom = _read_note(path, rel)
         if bom:
-            bom_ids.append(note_id)
-        notes.append(Note(note_id, text))
+            bom_ids.append(note.id)
+        notes.append(note)
         report(progress, "read", i, len(files))
     return Corpus(notes, {"text": {"bom": bom_ids}})
+
+
+def iter_notes(path: Path, labels: LabelSet | None = None) -> Iterator[Note]:
+    """The notes of the folder one at a time, in :func:`read`'s order (for bulk runs: only
+    the list of file names is held)."""
+    for rel in list_files(path, (SUFFIX,)):
+        yield _read_note(path, rel)[0]
+
+
+def _read_note(path: Path, rel: str) -> tuple[Note, bool]:
+    text, bom = read_text(path / rel)
+    return Note(rel[: -len(SUFFIX)], text), bom
 
 
 def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:

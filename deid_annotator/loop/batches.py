@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..annotation import operating_point
 from ..corpus import Span
 from ..errors import DeidError
 from ..progress import Progress, report
@@ -48,12 +49,26 @@ def _match_labels(project: Project, predictions: dict[str, list[Span]]) -> dict[
 
 
 def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
-                  progress: Progress | None = None) -> dict[str, list[Span]]:
-    """The tagger's spans for these notes (labels fitted to the project's)."""
+                  progress: Progress | None = None, *,
+                  min_confidence: float | None = None) -> dict[str, list[Span]]:
+    """The tagger's spans for these notes at the project's operating point (or
+    ``min_confidence``; see :mod:`deid_annotator.annotation.operating_point`)."""
     notes = project.notes(list(note_ids))
-    with PREDICT_LOCK:
+    if min_confidence is None:
+        min_confidence = operating_point.min_confidence(project, tagger)
+    with PREDICT_LOCK, operating_point.decoding_at(tagger, min_confidence):
         predictions = tagger.predict(notes, progress=progress) if notes else []
-    return {n.id: list(spans) for n, spans in zip(notes, predictions)}
+    return {n.id: operating_point.keep_confident(spans, min_confidence)
+            for n, spans in zip(notes, predictions)}
+
+
+def store_predictions(project: Project, predictions: dict[str, list[Span]],
+                      model_version: int | None, progress: Progress | None = None) -> int:
+    """Replace the pending model spans of these notes by ``predictions`` (labels fitted to
+    the project's), in one transaction. Decided spans are kept (the store's rule)."""
+    with project.transaction():
+        predictions = _match_labels(project, predictions)
+        return project.set_model_spans_many(predictions, model_version, progress=progress)
 
 
 def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | None = None,
@@ -63,9 +78,7 @@ def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | N
     if tagger is None:
         tagger, model_version = current_tagger(project)
     predictions = predict_spans(tagger, project, note_ids, progress)
-    with project.transaction():
-        predictions = _match_labels(project, predictions)
-        return project.set_model_spans_many(predictions, model_version, progress=progress)
+    return store_predictions(project, predictions, model_version, progress)
 
 
 def open_batch_notes(project: Project) -> list[str]:

@@ -8,7 +8,8 @@ Modules: :mod:`.schema` (tables, migrations), :mod:`.base` (open/create, transac
 audit log, labels), :mod:`.notes` (import, notes, export), :mod:`.annotation` (spans,
 annotation actions, undo/redo, time), :mod:`.batches` (batches, gold, model versions),
 :mod:`.locking` (one writer per project), :mod:`.crypto` (encryption at rest),
-:mod:`.backup` (snapshots and restore), :mod:`.passphrase` (asking for one).
+:mod:`.backup` (snapshots and restore), :mod:`.passphrase` (asking for one),
+:mod:`.team` (annotators' versions of notes, assignments, adjudication).
 """
 from .annotation import UNDOABLE
 from .backup import DEFAULT_KEEP, check_snapshot, list_snapshots, restore

@@ -5,6 +5,7 @@ and corrected spans (model or human; not rejected, not pending) their gold spans
 replacing any earlier gold of those notes, and makes the batch read-only: actions
 on its notes raise :class:`ProjectError` until :meth:`BatchesMixin.reopen_batch`.
 Reopening keeps the gold of the last submission until the batch is submitted again.
+Notes adjudicated from the team's versions (:mod:`.team`) keep their adjudicated gold.
 """
 from __future__ import annotations
 
@@ -123,7 +124,10 @@ class BatchesMixin:
             pks = [r[0] for r in self.db.execute(
                 "SELECT note_id FROM batch_notes WHERE batch_id = ? ORDER BY position", (b.id,))]
             gold = 0
+            adjudicated = {r[0] for r in self.db.execute("SELECT note_id FROM adjudications")}
             for pk in pks:
+                if pk in adjudicated:  # its gold was adjudicated from the team's versions: kept
+                    continue
                 for row in self._span_rows(pk, "source = 'gold'"):
                     self.db.execute("DELETE FROM spans WHERE id = ?", (row["id"],))
                     self._audit(action, "spans", row["id"], row, None)
@@ -142,7 +146,8 @@ class BatchesMixin:
                     self._audit(action, "spans", span_id, None, dict(new, id=span_id))
                     gold += 1
             self.db.execute(f"UPDATE notes SET gold_at = ?, gold_batch_id = ? WHERE id IN "
-                            f"(SELECT note_id FROM batch_notes WHERE batch_id = ?)", (stamp, b.id, b.id))
+                            f"(SELECT note_id FROM batch_notes WHERE batch_id = ?) "
+                            f"AND id NOT IN (SELECT note_id FROM adjudications)", (stamp, b.id, b.id))
             self.db.execute("UPDATE batch_notes SET status = 'done', updated = ? WHERE batch_id = ? "
                             "AND status != 'done'", (stamp, b.id))
             self.db.execute("UPDATE batches SET status = 'submitted', submitted = ?, submitted_by = ? "

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import ProjectError
+from . import locking
 
 #: The first 16 bytes of every unencrypted SQLite file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -135,9 +136,9 @@ def file_kind(path: Path) -> str:
     return "unknown"
 
 
-def _pragma_key(key: bytes, salt: bytes) -> str:
+def _pragma_key(key: bytes, salt: bytes, pragma: str = "key") -> str:
     # raw key + explicit salt: SQLCipher skips its own KDF and uses this salt for the file
-    return f"PRAGMA key = \"x'{key.hex()}{salt.hex()}'\""
+    return f"PRAGMA {pragma} = \"x'{key.hex()}{salt.hex()}'\""
 
 
 # -- the connection ---------------------------------------------------------------------
@@ -298,6 +299,12 @@ def connect(uri: str, key: bytes, salt: bytes, *, timeout: float, what: Path) ->
     return CipherConnection(raw)
 
 
+def rekey(conn: CipherConnection, key: bytes, salt: bytes) -> None:
+    """Re-encrypt every page of the open, keyed database ``conn`` with ``key`` and write
+    ``salt`` as its new salt (SQLCipher's ``PRAGMA rekey``; one transaction)."""
+    conn.execute(_pragma_key(key, salt, "rekey"))
+
+
 # -- sealing model directories ------------------------------------------------------------
 _SEAL_TABLE = "files"
 
@@ -394,3 +401,24 @@ def known_key(file_key: tuple[int, int]) -> tuple[bytes, bytes] | None:
     with _OPEN_KEYS_LOCK:
         entry = _OPEN_KEYS.get(file_key)
     return None if entry is None else (entry[0], entry[1])
+
+
+def share_key(path: str | os.PathLike | None) -> tuple[tuple[int, int], bytes, bytes] | None:
+    """The key of the project at ``path`` if it is open in this process, for a child job
+    (handed over through the job's pipe, never through a file, argv or the environment)."""
+    if path is None:
+        return None
+    try:
+        file_key = locking._file_key(Path(path))
+    except OSError:
+        return None
+    known = known_key(file_key)
+    return None if known is None else (file_key, *known)
+
+
+def adopt_key(shared: tuple[tuple[int, int], bytes, bytes] | None) -> None:
+    """In a child job: remember the key :func:`share_key` handed over, so that
+    ``Project.open(path)`` there needs no passphrase."""
+    if shared is not None:
+        file_key, key, salt = shared
+        remember_key(tuple(file_key), key, salt)

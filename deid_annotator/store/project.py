@@ -6,10 +6,12 @@ from .backup import BackupMixin
 from .base import ProjectBase
 from .batches import BatchesMixin
 from .notes import NotesMixin
+from .team import TeamMixin
 
 
-class Project(NotesMixin, AnnotationMixin, BatchesMixin, BackupMixin, ProjectBase):
-    """A project file: notes, spans, labels, batches, annotators, time, model versions, audit.
+class Project(NotesMixin, AnnotationMixin, BatchesMixin, TeamMixin, BackupMixin, ProjectBase):
+    """A project file: notes, spans, labels, batches, annotators, time, model versions, audit,
+    and team annotation (assignments, annotators' versions, adjudications: :mod:`.team`).
 
     ``Project.create(path, labels, lang, passphrase=None)`` makes a new file (owner-only;
     encrypted with a passphrase), ``Project.open(path, passphrase=None, read_only=False)``

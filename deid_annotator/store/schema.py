@@ -176,10 +176,77 @@ def _v2_model_archives(db: Database) -> None:
     )""")
 
 
+_V3 = """
+CREATE TABLE assignments (
+    note_id   INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    batch_id  INTEGER REFERENCES batches(id) ON DELETE CASCADE,
+    role      TEXT NOT NULL CHECK (role = 'first' OR role = 'second'),
+    assigned  TEXT NOT NULL,
+    PRIMARY KEY (note_id, annotator)
+);
+CREATE INDEX assignments_annotator ON assignments(annotator);
+CREATE INDEX assignments_batch ON assignments(batch_id);
+CREATE TABLE packages (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL,
+    annotator   TEXT NOT NULL,
+    recorded_as TEXT NOT NULL REFERENCES annotators(name),
+    created     TEXT NOT NULL,
+    imported    TEXT NOT NULL,
+    file_name   TEXT,
+    sha256      TEXT NOT NULL,
+    manifest    TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (uuid, recorded_as)
+);
+CREATE TABLE note_versions (
+    id            INTEGER PRIMARY KEY,
+    note_id       INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+    annotator     TEXT NOT NULL REFERENCES annotators(name),
+    text_sha256   TEXT NOT NULL,
+    origin        TEXT NOT NULL CHECK (origin = 'package' OR origin = 'import'),
+    package_id    INTEGER REFERENCES packages(id),
+    import_id     INTEGER REFERENCES imports(id),
+    model         TEXT,
+    seconds       REAL NOT NULL DEFAULT 0 CHECK (seconds >= 0),
+    action_log    TEXT NOT NULL DEFAULT '[]',
+    finished      TEXT,
+    created       TEXT NOT NULL,
+    UNIQUE (note_id, annotator)
+);
+CREATE INDEX note_versions_annotator ON note_versions(annotator);
+CREATE TABLE version_spans (
+    version_id INTEGER NOT NULL REFERENCES note_versions(id) ON DELETE CASCADE,
+    start      INTEGER NOT NULL CHECK (start >= 0),
+    "end"      INTEGER NOT NULL,
+    label      TEXT NOT NULL REFERENCES labels(name) ON UPDATE CASCADE,
+    origin     TEXT,
+    CHECK ("end" > start),
+    PRIMARY KEY (version_id, start, "end", label)
+);
+CREATE TABLE adjudications (
+    note_id     INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+    adjudicator TEXT NOT NULL REFERENCES annotators(name),
+    decided     TEXT NOT NULL,
+    method      TEXT NOT NULL,
+    annotators  TEXT NOT NULL DEFAULT '[]',
+    action_id   INTEGER REFERENCES actions(id)
+);
+"""
+
+
+def _v3_team_annotation(db: Database) -> None:
+    """Team annotation: who is assigned which notes, the annotators' versions of notes
+    merged from their packages, and the adjudications that made gold of them."""
+    for statement in _statements(_V3):
+        db.execute(statement)
+
+
 #: Migrations in the order they are applied; schema version N = the first N applied.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_initial,
     _v2_model_archives,
+    _v3_team_annotation,
 ]
 
 

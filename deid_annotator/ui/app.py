@@ -17,6 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project", nargs="?", type=Path, help="a project file to open (default: the last one)")
     p.add_argument("--demo", action="store_true", help="open the demo project")
     p.add_argument("--annotator", help="annotate as this name (kept for later starts)")
+    # packaging/smoke.py: a headless first start + retrain of a built bundle (ui/smoke.py)
+    p.add_argument("--smoke-test", nargs="?", const="retrain", choices=("retrain", "startup"),
+                   help=argparse.SUPPRESS)
     return p
 
 
@@ -47,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         config.annotator = args.annotator.strip()
         config.save()
     window = MainWindow(config)
+    if args.smoke_test:
+        from .smoke import run_smoke
+
+        return run_smoke(app, window, args.smoke_test)
     window.show()
     if not window._ensure_annotator():
         return 1

@@ -3,7 +3,9 @@
 Three plots (matplotlib's Qt backend): strict precision, recall and F1 (and token F1)
 by model version on the held-out slice; active minutes per note per batch; the
 corrections the annotators made to the pre-annotation per note per batch, by kind.
-The figures come from :mod:`deid_annotator.annotation.workflow` (Qt-free).
+The figures come from :mod:`deid_annotator.annotation.workflow` (Qt-free). Below
+them, when annotators' versions were merged, the inter-annotator agreement table
+(:mod:`deid_annotator.team.agreement`).
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from typing import Sequence
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtWidgets import (QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,  # noqa: E402
+                               QWidget)
 
 from ..annotation.workflow import BatchPoint, VersionPoint  # noqa: E402
 
@@ -31,8 +34,14 @@ class DashboardWidget(QWidget):
         self.figure = Figure(figsize=(9, 6), layout="constrained")
         self.canvas = FigureCanvasQTAgg(self.figure)
         layout.addWidget(self.canvas, 1)
+        self.agreement_panel = AgreementPanel()
+        layout.addWidget(self.agreement_panel)
         self.versions: list[VersionPoint] = []
         self.batches: list[BatchPoint] = []
+
+    def set_agreement(self, report) -> None:
+        """Show an :class:`~deid_annotator.team.AgreementReport` (None: hide the panel)."""
+        self.agreement_panel.set_report(report)
 
     def set_data(self, versions: Sequence[VersionPoint], batches: Sequence[BatchPoint]) -> None:
         self.versions, self.batches = list(versions), list(batches)
@@ -119,3 +128,46 @@ class DashboardWidget(QWidget):
         ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
+
+
+AGREEMENT_COLUMNS = ("comparison", "notes", "strict P", "strict R", "strict F1", "token kappa",
+                     "per label: strict F1 / kappa")
+
+
+class AgreementPanel(QWidget):
+    """Inter-annotator agreement: each pair of annotators and each against gold."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.title = QLabel("<b>Inter-annotator agreement</b> (strict span F1, token-level Cohen's kappa)")
+        self.table = QTableWidget(0, len(AGREEMENT_COLUMNS))
+        self.table.setObjectName("agreementTable")
+        self.table.setHorizontalHeaderLabels(AGREEMENT_COLUMNS)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setMaximumHeight(180)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table)
+        self.hide()
+
+    def set_report(self, report) -> None:
+        comparisons = [] if report is None else report.pairs + report.vs_gold
+        self.setVisible(bool(comparisons))
+        self.table.setRowCount(len(comparisons))
+        for i, ag in enumerate(comparisons):
+            name = f"{ag.b} vs gold" if ag.a == "gold" else f"{ag.a} vs {ag.b}"
+            labels = ", ".join(f"{label} {f['f1']:.2f}/" + ("n/a" if f["kappa"] is None else f"{f['kappa']:.2f}")
+                               for label, f in ag.per_label.items())
+            cells = (name, str(ag.notes), f"{ag.strict.precision:.3f}", f"{ag.strict.recall:.3f}",
+                     f"{ag.strict.f1:.3f}", "n/a" if ag.kappa is None else f"{ag.kappa:.3f}", labels)
+            for col, text in enumerate(cells):
+                self.table.setItem(i, col, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()
+
+    def cell_texts(self) -> list[list[str]]:
+        """The table's text, row by row (tests)."""
+        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
+                for r in range(self.table.rowCount())]

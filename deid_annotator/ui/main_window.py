@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, Q
                                QMessageBox, QProgressBar, QPushButton, QTabWidget,
                                QToolBar, QVBoxLayout, QWidget)
 
-from .. import __version__
-from ..annotation import workflow
+from ..annotation import operating_point, workflow
 from ..annotation.config import AppConfig, data_dir
 from ..annotation.keymap import COMMANDS
 from ..annotation.session import AnnotationSession, describe
@@ -35,6 +34,8 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
+from . import project_dialogs
+from .project_dialogs import ViewOnlySession, mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
 POLL_MS = 50
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self.batch_panel.noteChosen.connect(self._note_chosen)
         self.batch_panel.nextBatchRequested.connect(self.next_batch)
         self.batch_panel.submitRequested.connect(self.submit_and_retrain)
+        self.batch_panel.minConfidenceRequested.connect(self.set_min_confidence)
         self.batch_panel.set_choices(self.config.batch_size, self.config.strategy)
         self.batch_dock = self._dock("Batch", self.batch_panel, Qt.LeftDockWidgetArea)
         self.legend = LegendPanel()
@@ -151,6 +153,11 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.legend_dock], [340], Qt.Horizontal)
 
         bar = self.statusBar()
+        self.mode_label = QLabel()
+        self.mode_label.setObjectName("modeLabel")
+        self.mode_label.setStyleSheet("color: #b00020; font-weight: bold;")
+        self.mode_label.hide()
+        bar.addPermanentWidget(self.mode_label)
         self.who = QLabel()
         bar.addPermanentWidget(self.who)
         self.job_label = QLabel()
@@ -202,6 +209,8 @@ class MainWindow(QMainWindow):
         a("new_project", "&New project…", self.new_project, ("Ctrl+N",), "create an empty project file")
         a("open_project", "&Open project…", self.open_project_dialog, ("Ctrl+O",), "open a project file")
         a("open_demo", "Open the &demo project", self.open_demo, (), "the synthetic demo notes")
+        a("change_passphrase", "Change &passphrase…", self.change_passphrase, (),
+          "re-encrypt this encrypted project under a new passphrase")
         a("import", "&Import notes…", self.import_notes, ("Ctrl+I",), "add notes from a corpus file")
         a("export", "&Export gold corpus…", self.export_corpus, ("Ctrl+E",), "write the gold notes")
         a("export_deid", "Export &de-identified notes…", self.export_deidentified, ("Ctrl+Shift+E",),
@@ -219,14 +228,17 @@ class MainWindow(QMainWindow):
           "learning curve, time and corrections per batch")
         a("annotate", "&Annotate", lambda: (self.tabs.setCurrentIndex(0), self.editor.setFocus()),
           ("Ctrl+1",))
+        a("adjudicate", "&Adjudicate disagreements…", self.open_adjudication, (),
+          "the annotators' versions side by side: pick, merge or edit; the result becomes gold")
         a("keys_help", "&Keyboard shortcuts", self.keyboard_help, ("F1",))
-        a("about", "&About", self.about)
+        a("about", "&About deid-annotator…", self.about, (), "version, components and their licences")
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
         get = self.actions_by_name.get
         m = bar.addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo", None, "import", "export", None, "quit"):
+        for name in ("new_project", "open_project", "open_demo", None, "import", "export", None,
+                     "change_passphrase", None, "quit"):
             m.addSeparator() if name is None else m.addAction(get(name))
         m = bar.addMenu("&Edit")
         for name in ("undo", "redo", None, "set_name"):
@@ -242,6 +254,8 @@ class MainWindow(QMainWindow):
         m = bar.addMenu("&Batch")
         for name in ("next_batch", "submit", "cancel_job"):
             m.addAction(get(name))
+        m = bar.addMenu("&Team")
+        m.addAction(get("adjudicate"))
         m = bar.addMenu("&View")
         for name in ("annotate", "dashboard"):
             m.addAction(get(name))
@@ -289,16 +303,19 @@ class MainWindow(QMainWindow):
         if not self._ensure_annotator():
             return False
         try:
-            project = Project.open(path)
+            project = open_project_interactively(self, path)
         except DeidError as exc:
             self.report_error("Cannot open the project", exc)
             return False
+        if project is None:  # the user cancelled a passphrase or read-only question
+            return False
         self.close_project()
         self.project = project
+        session_class = ViewOnlySession if project.read_only else AnnotationSession
         try:
-            self.session = AnnotationSession(project, self.config.annotator,
-                                             low_confidence=self.config.low_confidence,
-                                             idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
+            self.session = session_class(project, self.config.annotator,
+                                         low_confidence=self.config.low_confidence,
+                                         idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
         except DeidError as exc:
             self.report_error("Cannot open the project", exc)
             self.close_project()
@@ -310,8 +327,12 @@ class MainWindow(QMainWindow):
         self.legend.set_labels(self.session.labels, self.session.label_keys, self.session.label_colors)
         self._make_label_actions()
         self.config.remember_project(project.path)
-        self.setWindowTitle(f"{Path(project.path).name} — deid-annotator")
+        self.setWindowTitle(window_title(project))
+        self.mode_label.setText(mode_text(project))
+        self.mode_label.setVisible(project.read_only)
+        self.batch_panel.project_read_only = project.read_only
         self._guard(self.session.open_batch)
+        self._refresh_operating_point()
         self._refresh_batch_panel()
         self._refresh_note()
         self._update_actions()
@@ -328,6 +349,8 @@ class MainWindow(QMainWindow):
             self.project.close()
             self.project = None
         self.editor.set_note("", [])
+        self.mode_label.hide()
+        self.setWindowTitle("deid-annotator")
         self._update_actions()
 
     def open_project_dialog(self) -> None:
@@ -337,24 +360,114 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", str(data_dir() / "project.db"),
-                                              "deid-annotator projects (*.db)")
-        if not path:
+        """File ▸ New project…: file, labels, language, encryption; then import notes."""
+        request = project_dialogs.ask_new_project(self, data_dir() / "project.db")
+        if request is None:
             return
-        if not path.endswith(".db"):
-            path += ".db"
-        self.create_project(path)
+        passphrase, request.passphrase = request.passphrase, None
+        created = self.create_project(request.path, request.labels, request.lang, passphrase)
+        del passphrase
+        if created and request.import_notes:
+            self.import_notes()
 
-    def create_project(self, path: str | os.PathLike) -> bool:
+    def create_project(self, path: str | os.PathLike, labels: list[str] | None = None,
+                       lang: str = "en", passphrase: str | None = None) -> bool:
+        """Create a project (encrypted with ``passphrase``) and open it."""
         try:
-            Project.create(path).close()
+            created = Project.create(path, labels=labels, lang=lang, passphrase=passphrase)
         except DeidError as exc:
             self.report_error("Cannot create the project", exc)
             return False
-        if self.open_project(path):
+        try:  # opened while `created` holds the key: no passphrase prompt
+            opened = self.open_project(path)
+        finally:
+            created.close()
+        if opened:
             self.statusBar().showMessage("New project: import notes with File ▸ Import notes…", 10000)
-            return True
-        return False
+        return opened
+
+    def change_passphrase(self) -> bool:
+        """File ▸ Change passphrase…: close the (encrypted) project, re-encrypt it in a
+        thread job, reopen it. False when nothing was started."""
+        from ..store import crypto
+        from ..store.passphrase import change_passphrase
+
+        p = self.project
+        if p is None or not p.encrypted or p.read_only:
+            return False
+        if self.job is not None:
+            self.report_error("Busy", f"Wait for “{self.job_label.text()}” to finish, or cancel it.")
+            return False
+        answer = project_dialogs.ask_passphrase_change(self, p.path)
+        if answer is None:
+            return False
+        old, new = answer
+        del answer
+        if crypto.derive_key(old, crypto.file_salt(p.path)) != p.encryption_key:
+            self.report_error("Cannot change the passphrase", "The current passphrase is wrong; "
+                              "nothing was changed.")
+            return False
+        path, annotator = p.path, self.config.annotator
+        self.close_project()  # the change needs the project to itself
+
+        def work(progress):
+            error = None
+            try:
+                change_passphrase(path, old, new, annotator=annotator, progress=progress)
+            except DeidError as exc:  # cancelled included: the old passphrase still opens it
+                error = str(exc)
+            try:  # held open, so that reopening it in the window asks nothing
+                held = Project.open(path, passphrase=old if error else new)
+            except DeidError:
+                held = None
+            return {"path": path, "held": held, "error": error}
+
+        return self.start_job(workflow.ThreadJob("passphrase", work), "Re-encrypting the project")
+
+    def _passphrase_changed(self, result: dict) -> None:
+        held = result["held"]
+        try:
+            self.open_project(result["path"])
+        finally:
+            if held is not None:
+                held.close()
+        if result["error"]:
+            self.report_error("The passphrase was not changed", result["error"])
+        else:
+            self.statusBar().showMessage("Passphrase changed. Backups made before keep the old "
+                                         "one.", 15000)
+
+    def _refresh_operating_point(self) -> None:
+        """Show the project's minimum confidence of pre-annotations (the model's own if unset)."""
+        p = self.project
+        if p is None:
+            self.batch_panel.set_min_confidence(None, 0.0, editable=False)
+            return
+        try:
+            stored = operating_point.stored_min_confidence(p)
+        except DeidError as exc:
+            stored = None
+            self.errors.append(str(exc))
+        default = operating_point.model_default(p, load=False)
+        self.batch_panel.set_min_confidence(stored, default, editable=not p.read_only)
+        if default is None:  # no model yet: the rules tagger's, found without stalling
+            self.batch_panel.find_model_default(operating_point.bootstrap_default)
+
+    def set_min_confidence(self, value: float | None) -> None:
+        """Store the minimum confidence (None: the model's own) and pre-annotate the open
+        batches again with it (a thread job; decided spans stay)."""
+        if self.session is None or self.project.read_only:
+            return
+        project_path = self.project.path
+
+        def work(progress):
+            with Project.open(project_path) as project:
+                notes = operating_point.change_min_confidence(project, value, progress=progress)
+            return {"notes": notes, "min_confidence": value, "batch_id": None}
+
+        shown = "the model's own" if value is None else f"{value:.2f}"
+        self.start_job(workflow.ThreadJob("preannotate", work),
+                       f"Pre-annotating again at confidence ≥ {shown}")
 
     def open_demo(self, path: str | os.PathLike | None = None) -> None:
         """Open the demo project, creating it first (in a child process) if needed."""
@@ -457,7 +570,8 @@ class MainWindow(QMainWindow):
         c = s.counts()
         i = (s.note_index or 0) + 1
         status = s.note_status(s.note.id) or ""
-        ro = " · <b>read-only</b> (submitted)" if s.read_only else ""
+        ro = (" · <b>read-only</b> (open in another deid-annotator)" if self.project.read_only
+              else " · <b>read-only</b> (submitted)" if s.read_only else "")
         batch = f"Batch {s.batch.number} · " if s.batch else ""
         self.header.setText(
             f"{batch}note {i} of {len(s.batch_notes)}: <b>{s.note.id}</b> · {status.replace('_', ' ')}{ro}"
@@ -490,6 +604,8 @@ class MainWindow(QMainWindow):
         editable = have_note and not s.read_only
         selected = editable and s.selected is not None
         busy = self.job is not None
+        # a project opened read-only (another instance edits it): nothing may change
+        writable = s is not None and not self.project.read_only
         get = self.actions_by_name
         for name in ("accept", "reject", "start_left", "start_right", "end_left", "end_right"):
             get[name].setEnabled(selected)
@@ -497,15 +613,17 @@ class MainWindow(QMainWindow):
             get[name].setEnabled(have_note)
         get["accept_all_next"].setEnabled(editable)
         get["apply_propagation"].setEnabled(editable and bool(s.proposals))
-        get["undo"].setEnabled(s is not None)
-        get["redo"].setEnabled(s is not None)
-        get["import"].setEnabled(s is not None and not busy)
-        get["new_label"].setEnabled(s is not None)
+        get["undo"].setEnabled(writable)
+        get["redo"].setEnabled(writable)
+        get["import"].setEnabled(writable and not busy)
+        get["new_label"].setEnabled(writable)
         get["export"].setEnabled(s is not None)
-        get["next_batch"].setEnabled(s is not None and not busy)
+        get["next_batch"].setEnabled(writable and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
         get["cancel_job"].setEnabled(busy)
-        self.batch_panel.next_button.setEnabled(s is not None and not busy)
+        get["change_passphrase"].setEnabled(writable and self.project.encrypted and not busy)
+        self.batch_panel.next_button.setEnabled(writable and not busy)
+        self.batch_panel.set_min_confidence_enabled(writable and not busy)
         if busy:
             self.batch_panel.submit_button.setEnabled(False)
         for action in getattr(self, "_label_actions", []):
@@ -682,7 +800,8 @@ class MainWindow(QMainWindow):
     def _job_failed(self, kind: str, error: tuple[str, str], details: str) -> None:
         what, message = error
         titles = {"retrain": "Retraining", "next_batch": "The next batch", "demo": "The demo project",
-                  "import": "Import", "export": "Export"}
+                  "import": "Import", "export": "Export", "preannotate": "Pre-annotating again",
+                  "passphrase": "Changing the passphrase"}
         title = titles.get(kind, kind)
         if what == "cancelled":
             extra = {"retrain": " The batch stays submitted; the current model is unchanged."
@@ -696,11 +815,16 @@ class MainWindow(QMainWindow):
         if kind in ("retrain", "next_batch") and self.session is not None:
             self._guard(self.session.refresh_batch)
             self._refresh_batch_panel()
+        if kind == "preannotate":
+            self._refresh_operating_point()
 
     def _job_done(self, kind: str, result: Any) -> None:
         self.last_result = result
         if kind == "demo":
             self.open_project(result["path"])
+            return
+        if kind == "passphrase":
+            self._passphrase_changed(result)
             return
         current = str(self.project.path) if self.project is not None else None
         if self.job_project is not None and current != self.job_project:
@@ -743,6 +867,11 @@ class MainWindow(QMainWindow):
             self._guard(self.session.refresh_batch)
             self._guard(self.session.reload)
         self._refresh_batch_panel()
+        if kind in ("retrain", "preannotate"):  # a new model has its own threshold
+            self._refresh_operating_point()
+        if kind == "preannotate":
+            self.statusBar().showMessage(f"Pre-annotated {result['notes']} note(s) of the open "
+                                         f"batches again; decided spans were kept.", 15000)
         if self.tabs.currentIndex() == 1 or kind == "retrain":
             self.refresh_dashboard()
         self.editor.setFocus()
@@ -834,7 +963,7 @@ class MainWindow(QMainWindow):
         project_path = self.project.path
 
         def work(progress):
-            with Project.open(project_path) as project:
+            with Project.open(project_path, read_only=True) as project:  # works read-only too
                 return workflow.export_corpus(project, fmt, path, progress=progress)
 
         self.start_job(workflow.ThreadJob("export", work), f"Exporting to {Path(path).name}")
@@ -872,17 +1001,39 @@ class MainWindow(QMainWindow):
             return
         try:
             self.dashboard.set_data(workflow.learning_curve(self.project), workflow.batch_points(self.project))
+            from ..team import agreement   # team annotation: only when versions were merged
+            has_versions = bool(self.project.query("SELECT 1 FROM note_versions LIMIT 1"))
+            self.dashboard.set_agreement(agreement(self.project) if has_versions else None)
         except DeidError as exc:
             self.report_error("Dashboard", exc)
+
+    def open_adjudication(self) -> None:
+        """The adjudication view (a window of its own) on the open project."""
+        from .adjudication import AdjudicationView
+
+        if self.project is None:
+            self.report_error("Adjudication", "open a project first")
+            return
+        if not self._ensure_annotator():
+            return
+        view = getattr(self, "adjudication_view", None)
+        if view is not None and view.project is self.project:
+            view.adjudicator = self.config.annotator
+            view.refresh()
+        else:
+            view = self.adjudication_view = AdjudicationView(self.project, self.config.annotator, self)
+            view.setWindowFlag(Qt.Window)
+            view.goldChanged.connect(lambda _note: self.refresh_dashboard())
+        view.show()
+        view.raise_()
 
     def keyboard_help(self) -> None:
         show_keyboard_help(self, self.session.label_keys if self.session else {})
 
     def about(self) -> None:
-        QMessageBox.about(self, "About deid-annotator",
-                          f"deid-annotator {__version__}\n\nBuild a de-identification gold corpus of "
-                          f"clinical notes and a PHI tagger in one bootstrapping loop "
-                          f"(Hanauer et al. 2013). Everything stays in the project file on this machine.")
+        from .about import show_about
+
+        self.about_dialog = show_about(self)
 
     # ======================================================================== errors, closing
     def report_error(self, title: str, exc: BaseException | str, details: str = "") -> None:

@@ -1,14 +1,16 @@
-"""The side panels: the batch (its notes, progress, next batch, submit), the legend
-(labels with their keys and colours, and how span states look), and the propagation
-preview (the same decision elsewhere, with checkboxes)."""
+"""The side panels: the batch (its notes, progress, next batch, submit, the minimum
+confidence of the model's pre-annotations), the legend (labels with their keys and
+colours, and how span states look), and the propagation preview (the same decision
+elsewhere, with checkboxes)."""
 from __future__ import annotations
 
+import threading
 from typing import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QTextCursor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QFrame, QGridLayout,
-                               QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
+                               QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
@@ -28,6 +30,8 @@ class BatchPanel(QWidget):
     noteChosen = Signal(str)           # note id
     nextBatchRequested = Signal(int, str)   # size, strategy
     submitRequested = Signal()
+    minConfidenceRequested = Signal(object)  # float, or None: the model's own threshold
+    _modelDefaultFound = Signal(object, float)   # lookup token, value (from a worker thread)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -78,7 +82,101 @@ class BatchPanel(QWidget):
         self.next_button.clicked.connect(lambda: self.nextBatchRequested.emit(
             self.size_combo.currentData(), self.strategy_combo.currentData()))
         layout.addWidget(self.next_button)
+        self._build_min_confidence(layout)
         self._batch_ids: list[int] = []
+        #: The whole project is open read-only (another instance edits it), not just a batch.
+        self.project_read_only = False
+
+    def _build_min_confidence(self, layout: QVBoxLayout) -> None:
+        """The operating point: which model spans are shown, applied to the open batches."""
+        line = QFrame()
+        line.setFrameShape(QFrame.HLine)
+        line.setFrameShadow(QFrame.Sunken)
+        layout.addWidget(line)
+        tip = ("Model spans below this confidence are not shown. Lower: more PHI found, more "
+               "false alarms to reject. Apply pre-annotates the open batches again; spans you "
+               "accepted, corrected, rejected or added stay as they are.")
+        title = QLabel("Show model spans with confidence ≥")
+        title.setToolTip(tip)
+        layout.addWidget(title)
+        row = QHBoxLayout()
+        self.min_confidence_spin = QDoubleSpinBox()
+        self.min_confidence_spin.setObjectName("minConfidence")
+        self.min_confidence_spin.setRange(0.0, 1.0)
+        self.min_confidence_spin.setSingleStep(0.05)
+        self.min_confidence_spin.setDecimals(2)
+        self.min_confidence_spin.setToolTip(tip)
+        self.min_confidence_spin.valueChanged.connect(self._min_confidence_edited)
+        self.min_confidence_apply = QPushButton("Apply")
+        self.min_confidence_apply.setToolTip("Pre-annotate the open batches again at this value")
+        self.min_confidence_apply.clicked.connect(
+            lambda: self.minConfidenceRequested.emit(round(self.min_confidence_spin.value(), 2)))
+        self.min_confidence_default = QPushButton("Model's")
+        self.min_confidence_default.setToolTip("Back to the model's own threshold")
+        self.min_confidence_default.clicked.connect(lambda: self.minConfidenceRequested.emit(None))
+        row.addWidget(self.min_confidence_spin, 1)
+        row.addWidget(self.min_confidence_apply)
+        row.addWidget(self.min_confidence_default)
+        layout.addLayout(row)
+        self.min_confidence_info = QLabel()
+        self.min_confidence_info.setWordWrap(True)
+        self.min_confidence_info.setStyleSheet("color: #555555;")
+        layout.addWidget(self.min_confidence_info)
+        self._min_confidence: tuple[float | None, float | None] = (None, 0.0)  # stored, model's
+        self._min_confidence_enabled = False
+        self._default_lookup: object = None
+        self._modelDefaultFound.connect(self._model_default_found)
+        self.set_min_confidence(None, 0.0, editable=False)
+
+    def set_min_confidence(self, stored: float | None, model_default: float | None,
+                           editable: bool = True) -> None:
+        """Show the project's value (``stored``; None: the model's own, ``model_default``,
+        itself None while unknown: see :meth:`find_model_default`)."""
+        self._min_confidence = (stored, model_default)
+        self._default_lookup = None
+        current = model_default if stored is None else stored
+        self.min_confidence_spin.blockSignals(True)
+        self.min_confidence_spin.setValue(0.0 if current is None else current)
+        self.min_confidence_spin.blockSignals(False)
+        own = "the model's own: " + ("…" if model_default is None else f"{model_default:.2f}")
+        self.min_confidence_info.setText(own if stored is None else f"set for this project ({own})")
+        self._editable_min_confidence = editable
+        self._min_confidence_edited()
+
+    def find_model_default(self, find) -> None:
+        """Call ``find()`` (slow: it may import a tagger) in a worker thread, then show its
+        value as the model's own; a newer :meth:`set_min_confidence` cancels it."""
+        token = self._default_lookup = object()
+
+        def run() -> None:
+            try:
+                value = float(find())
+            except Exception:  # the "…" stays; pre-annotation itself reports real problems
+                return
+            try:
+                self._modelDefaultFound.emit(token, value)
+            except RuntimeError:  # the panel was closed meanwhile
+                pass
+
+        threading.Thread(target=run, name="model-default", daemon=True).start()
+
+    def _model_default_found(self, token: object, value: float) -> None:
+        if token is self._default_lookup:
+            self.set_min_confidence(self._min_confidence[0], value, self._editable_min_confidence)
+
+    def set_min_confidence_enabled(self, enabled: bool) -> None:
+        """Off while a job runs or when the project is read-only."""
+        self._min_confidence_enabled = enabled
+        self._min_confidence_edited()
+
+    def _min_confidence_edited(self) -> None:
+        stored, model_default = self._min_confidence
+        current = model_default if stored is None else stored
+        on = self._min_confidence_enabled and self._editable_min_confidence and current is not None
+        self.min_confidence_spin.setEnabled(on)
+        self.min_confidence_apply.setEnabled(
+            on and abs(self.min_confidence_spin.value() - current) > 1e-9)
+        self.min_confidence_default.setEnabled(on and stored is not None)
 
     def set_choices(self, size: int, strategy: str) -> None:
         i = self.size_combo.findData(size)
@@ -129,7 +227,12 @@ class BatchPanel(QWidget):
         self.progress.setValue(done)
         self.progress.setFormat(f"{done} of {len(batch_notes)} notes done" if batch_notes else "no batch")
         self.submit_button.setEnabled(bool(batch_notes) and not read_only)
-        if read_only:
+        if not batch_notes:
+            self.info.setText("")
+        elif self.project_read_only:
+            self.info.setText("Read-only: another deid-annotator is editing this project. "
+                              "Open it again once it is closed there to make changes.")
+        elif read_only:
             self.info.setText("This batch was submitted: it is gold now and read-only.")
         elif batch_notes and done == len(batch_notes):
             self.info.setText("Every note is done: submit the batch to retrain the model.")

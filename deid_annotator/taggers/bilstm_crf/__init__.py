@@ -1,4 +1,5 @@
-"""The ``bilstm-crf`` PHI tagger (Dernoncourt et al. 2017). Importing this package pulls in torch.
+"""The ``bilstm-crf`` PHI tagger (Dernoncourt et al. 2017). Its tagger pulls in torch when
+first asked for; :mod:`.vocabulary` alone does not (the embeddings package uses it).
 
 - :mod:`.crf_layer` — linear-chain CRF: log-likelihood (forward-backward gradient), Viterbi,
   marginals.
@@ -11,6 +12,15 @@
   ``predict``, ``token_phi_probabilities``, ``use_pretrained_vectors``; options in
   :data:`DEFAULTS`.
 """
-from .tagger import DEFAULTS, BiLstmCrfTagger
+from __future__ import annotations
 
 __all__ = ["BiLstmCrfTagger", "DEFAULTS"]
+
+
+def __getattr__(name: str):
+    # Lazy (PEP 562): importing .vocabulary must not cost torch's start-up.
+    if name in __all__:
+        from . import tagger
+
+        return getattr(tagger, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,28 +10,32 @@ import torch
 
 from ...tokenization import Token
 from .network import Batch
-from .vocabulary import UNK_ID, Vocabulary, normalize_word, token_shape
+from .vocabulary import UNK_ID, Vocabulary, normalize_word, skeleton_id, token_shape
 
 #: Characters of a token given to the char BiLSTM (first half and last half of longer ones).
 MAX_CHARS = 20
 
 
 class TokenTable:
-    """Per distinct token text: an id, its word id, shape id and char ids (cached: notes
-    repeat their words, so each text is looked up once)."""
+    """Per distinct token text: an id, its word id, shape id, text-skeleton id (0 without a
+    skeleton vocabulary) and char ids (cached: notes repeat their words, so each text is
+    looked up once)."""
 
-    def __init__(self, words: Vocabulary, chars: Vocabulary):
+    def __init__(self, words: Vocabulary, chars: Vocabulary, skeleton: Vocabulary | None = None):
         self.words = words
         self.chars = chars
-        self._index: dict[str, tuple[int, int, int]] = {}
+        self.skeleton = skeleton
+        self._index: dict[str, tuple[int, int, int, int]] = {}
         self.char_ids: list[list[int]] = []
 
-    def __call__(self, text: str) -> tuple[int, int, int]:
+    def __call__(self, text: str) -> tuple[int, int, int, int]:
         entry = self._index.get(text)
         if entry is None:
             shown = text if len(text) <= MAX_CHARS else text[:MAX_CHARS // 2] + text[-(MAX_CHARS // 2):]
             self.char_ids.append([self.chars.get(c) for c in shown] or [UNK_ID])
-            entry = (len(self.char_ids) - 1, self.words.get(normalize_word(text)), token_shape(text))
+            skeleton = 0 if self.skeleton is None else skeleton_id(self.skeleton, text)
+            entry = (len(self.char_ids) - 1, self.words.get(normalize_word(text)), token_shape(text),
+                     skeleton)
             self._index[text] = entry
         return entry
 
@@ -43,6 +47,7 @@ class EncodedNote:
     words: np.ndarray            # [n] word ids
     shapes: np.ndarray           # [n] shape ids
     breaks: np.ndarray           # [n] 2: a line break before token i, 1: after ". ; :", 0: none
+    skeleton: np.ndarray         # [n] text-skeleton ids (all 0 without a skeleton)
     tags: np.ndarray | None = None  # [n] gold tag ids
 
     def __len__(self) -> int:
@@ -52,7 +57,7 @@ class EncodedNote:
 def encode(text: str, tokens: list[Token], table: TokenTable,
            tag_ids: Sequence[int] | None = None, with_breaks: bool = True) -> EncodedNote:
     n = len(tokens)
-    ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 3)
+    ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 4)
     breaks = np.zeros(n, dtype=np.int8)
     if with_breaks:
         for i in range(1, n):
@@ -61,7 +66,8 @@ def encode(text: str, tokens: list[Token], table: TokenTable,
             elif tokens[i - 1].text in (".", ";", ":", "!", "?"):
                 breaks[i] = 1
     tags = None if tag_ids is None else np.asarray(tag_ids, dtype=np.int64)
-    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks, tags)
+    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks,
+                       ids[:, 3].copy(), tags)
 
 
 def training_windows(note: EncodedNote, max_len: int, inside: np.ndarray | None = None
@@ -163,6 +169,8 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
     words = np.zeros((B, L), dtype=np.int64)
     shapes = np.zeros((B, L), dtype=np.int64)
     text_ids = np.zeros((B, L), dtype=np.int64)
+    with_skeleton = table.skeleton is not None
+    skeleton = np.zeros((B, L), dtype=np.int64) if with_skeleton else None
     tags = np.zeros((B, L), dtype=np.int64) if with_tags else None
     lengths = np.zeros(B, dtype=np.int64)
     for b, (note, start, end) in enumerate(pieces):
@@ -171,6 +179,8 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
         words[b, :n] = note.words[start:end]
         shapes[b, :n] = note.shapes[start:end]
         text_ids[b, :n] = note.text_ids[start:end]
+        if skeleton is not None:
+            skeleton[b, :n] = note.skeleton[start:end]
         if tags is not None:
             tags[b, :n] = note.tags[start:end]
     distinct, index = np.unique(text_ids, return_inverse=True)
@@ -186,7 +196,8 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
     return Batch(torch.from_numpy(words), torch.from_numpy(shapes),
                  torch.from_numpy(index.reshape(B, L)), torch.from_numpy(chars),
                  torch.from_numpy(char_lengths), lengths_t, mask,
-                 None if tags is None else torch.from_numpy(tags))
+                 None if tags is None else torch.from_numpy(tags),
+                 None if skeleton is None else torch.from_numpy(skeleton))
 
 
 def bucketed(pieces: list, batch_size: int, rng: np.random.Generator | None = None,

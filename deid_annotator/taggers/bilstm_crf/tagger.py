@@ -25,7 +25,8 @@ from .batching import (TokenTable, bucketed, encode, make_batch,
                        prediction_windows, stitch, training_windows)
 from .network import BiLstmCrfNetwork, Dimensions
 from .optim import SGD, Adam
-from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
+from .vocabulary import (SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word,
+                         skeleton_vocabulary)
 
 WEIGHTS = "weights.pt"
 VOCAB = "vocabularies.json"
@@ -37,9 +38,20 @@ DEFAULTS: dict[str, Any] = {
     "dropout": 0.5,
     "case_features": True,       # casing-shape embedding (lower/upper/title/digit/...)
     "shape_dim": 8,
+    "pretrained_vectors": None,  # a vectors file (pretrain-embeddings) initialising the word
+                                 # embeddings; the matrix is saved with the model, the path
+                                 # only recorded
+    "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
+                                 # numbers DIGIT), as TS-RNN
+    "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
+    "skeleton_dim": 50, "skeleton_hidden": 50,
     # vocabulary
     "min_count": 1,              # words seen fewer times are <UNK>
     "word_dropout": 0.1,         # share of training tokens replaced by <UNK> (unseen names)
+    "singleton_dropout": 0.0,    # share of the occurrences of words seen once in training
+                                 # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
+                                 # rare word" as it does at tagging time, and rare words are
+                                 # where the names are
     # training
     "optimizer": "adam", "learning_rate": 0.005, "batch_size": 8, "clip": 5.0,
     "max_epochs": 30, "patience": 3, "min_epochs": 1,
@@ -63,6 +75,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
+                "skeleton_min_count", "skeleton_dim", "skeleton_hidden",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
                 "overlap", "predict_batch_size", "train_window"}
 
@@ -77,7 +90,8 @@ def _check_options(options: dict[str, Any]) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise DeidError(f"bilstm-crf: option {key} must be a whole number >= 0, not {value!r}")
     for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "batch_size",
-                "max_epochs", "min_count", "predict_batch_size"):
+                "max_epochs", "min_count", "predict_batch_size", "skeleton_min_count",
+                "skeleton_dim", "skeleton_hidden"):
         if options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be at least 1")
     if options["train_window"] < 8:
@@ -88,12 +102,23 @@ def _check_options(options: dict[str, Any]) -> None:
     for key in ("dropout", "word_dropout", "dev_share"):
         if not isinstance(options[key], (int, float)) or not 0 <= options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be in [0, 1), not {options[key]!r}")
+    s = options["singleton_dropout"]
+    if not isinstance(s, (int, float)) or isinstance(s, bool) or not 0 <= s <= 1:
+        raise DeidError(f"bilstm-crf: option singleton_dropout must be in [0, 1], not {s!r}")
     for key in ("empty_window_share",):
         if not isinstance(options[key], (int, float)) or not 0 < options[key] <= 1:
             raise DeidError(f"bilstm-crf: option {key} must be in (0, 1], not {options[key]!r}")
     if options["max_seconds"] is not None and not (
             isinstance(options["max_seconds"], (int, float)) and options["max_seconds"] > 0):
         raise DeidError(f"bilstm-crf: max_seconds must be a positive number, not {options['max_seconds']!r}")
+    if not isinstance(options["text_skeleton"], bool):
+        raise DeidError(f"bilstm-crf: text_skeleton must be true or false, not {options['text_skeleton']!r}")
+    vectors = options["pretrained_vectors"]
+    if isinstance(vectors, Path):
+        options["pretrained_vectors"] = str(vectors)      # the manifest is JSON
+    elif vectors is not None and not (isinstance(vectors, str) and vectors):
+        raise DeidError(f"bilstm-crf: pretrained_vectors must be the path of a vectors file, "
+                        f"not {vectors!r}")
     if options["optimizer"] not in ("adam", "sgd"):
         raise DeidError(f"bilstm-crf: optimizer must be 'adam' or 'sgd', not {options['optimizer']!r}")
     if options["device"] not in ("auto", "cpu", "cuda"):
@@ -179,6 +204,7 @@ class BiLstmCrfTagger(Tagger):
         self.network: BiLstmCrfNetwork | None = None
         self.words: Vocabulary | None = None
         self.chars: Vocabulary | None = None
+        self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
         self.tags: list[str] = []
         self._pretrained: dict[str, np.ndarray] | None = None
         self._tokenizer: Tokenizer | None = None
@@ -212,13 +238,30 @@ class BiLstmCrfTagger(Tagger):
         self.options["word_dim"] = int(dim)
         return self
 
-    def _dimensions(self, num_words: int, num_chars: int, num_tags: int) -> Dimensions:
+    def _load_pretrained_option(self) -> dict[str, Any] | None:
+        """Read the ``pretrained_vectors`` file, unless vectors were given directly; returns
+        what the training summary records about them."""
+        path = self.options["pretrained_vectors"]
+        if path is None or self._pretrained is not None:
+            return None
+        from ...embeddings import load_vectors
+
+        vectors = load_vectors(path)
+        self.use_pretrained_vectors(dict(zip(vectors.index_to_key, vectors.vectors)))
+        return {"path": str(path), "words": len(vectors), "dim": int(vectors.vector_size)}
+
+    def _dimensions(self, num_words: int, num_chars: int, num_tags: int,
+                    num_skeleton: int = 0) -> Dimensions:
         o = self.options
+        skeleton = num_skeleton > 0
         return Dimensions(num_words=num_words, num_chars=num_chars, num_shapes=len(SHAPES),
                           num_tags=num_tags, word_dim=o["word_dim"], char_dim=o["char_dim"],
                           char_hidden=o["char_hidden"],
                           shape_dim=o["shape_dim"] if o["case_features"] else 0,
-                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]))
+                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]),
+                          num_skeleton=num_skeleton,
+                          skeleton_dim=o["skeleton_dim"] if skeleton else 0,
+                          skeleton_hidden=o["skeleton_hidden"] if skeleton else 0)
 
     # -- training --------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None,
@@ -234,6 +277,7 @@ class BiLstmCrfTagger(Tagger):
             raise DeidError(f"bilstm-crf: no PHI spans to learn from (none of the {len(notes)} "
                             f"training notes has an annotated span)")
         warm = self._resolve_warm_start(warm_start)
+        vectors_info = self._load_pretrained_option()
         o = self.options
         device = resolve_device(o["device"])
         with _threads(o["threads"]):
@@ -241,7 +285,11 @@ class BiLstmCrfTagger(Tagger):
             rng = np.random.default_rng(o["seed"])
             result = self._train(notes, warm, device, rng, progress, started)
         # Only now, with training complete, does the tagger change.
-        (self.network, self.words, self.chars, self.tags, self.labels, self.training) = result
+        (self.network, self.words, self.chars, self.skeleton, self.tags, self.labels,
+         self.training) = result
+        if vectors_info is not None:
+            vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
+            self.training["pretrained_vectors"] = vectors_info
         return self
 
     def _resolve_warm_start(self, warm_start) -> "BiLstmCrfTagger | None":
@@ -296,11 +344,20 @@ class BiLstmCrfTagger(Tagger):
         pretrained = self._pretrained
         if pretrained:
             words.extend(sorted(pretrained))
+        skeleton = None
+        if o["text_skeleton"]:
+            skeleton = skeleton_vocabulary(word_counts, o["skeleton_min_count"])
+            if warm is not None and warm.skeleton is not None:   # old rows keep their meaning
+                grown = Vocabulary.from_json(warm.skeleton.to_json())
+                grown.extend(skeleton.itos)
+                skeleton = grown
 
-        dims = self._dimensions(len(words), len(chars), len(tags))
+        dims = self._dimensions(len(words), len(chars), len(tags),
+                                len(skeleton) if skeleton is not None else 0)
         if warm is not None:
             wd = warm.network.dims
-            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim"):
+            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
+                        "skeleton_dim", "skeleton_hidden"):
                 if getattr(wd, key) != getattr(dims, key):
                     raise DeidError(f"bilstm-crf: cannot warm-start: the earlier model has "
                                     f"{key}={getattr(wd, key)}, the options ask for {getattr(dims, key)}")
@@ -316,7 +373,7 @@ class BiLstmCrfTagger(Tagger):
                         emb[i] = torch.from_numpy(vec)
         network.to(device)
 
-        char_table = TokenTable(words, chars)
+        char_table = TokenTable(words, chars, skeleton)
 
         def encode_all(subset):
             out = []
@@ -358,6 +415,9 @@ class BiLstmCrfTagger(Tagger):
         history = []
         max_epochs, epoch_times = o["max_epochs"], []
         wd_p = float(o["word_dropout"])
+        singleton_p = float(o["singleton_dropout"])
+        singleton = torch.zeros(len(words), dtype=torch.bool)       # by word id
+        singleton[[words.stoi[w] for w, c in word_counts.items() if c == 1 and w in words]] = True
         epoch = 0
         for epoch in range(1, max_epochs + 1):
             t0 = time.perf_counter()
@@ -370,9 +430,10 @@ class BiLstmCrfTagger(Tagger):
                 if progress is not None:
                     progress.check()
                 batch = make_batch(members, char_table, with_tags=True)
-                if wd_p > 0:
-                    drop = (torch.rand(batch.words.shape) < wd_p) & (batch.words > UNK_ID)
-                    batch.words = batch.words.masked_fill(drop, UNK_ID)
+                if wd_p > 0 or singleton_p > 0:
+                    chance = torch.rand(batch.words.shape)
+                    drop = (chance < wd_p) | ((chance < singleton_p) & singleton[batch.words])
+                    batch.words = batch.words.masked_fill(drop & (batch.words > UNK_ID), UNK_ID)
                 batch = batch.to(device)
                 optimizer.zero_grad()
                 loss = network.loss(batch)
@@ -431,7 +492,7 @@ class BiLstmCrfTagger(Tagger):
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
         })
-        return network, words, chars, tags, labels, summary
+        return network, words, chars, skeleton, tags, labels, summary
 
     # -- prediction -------------------------------------------------------------------
     def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
@@ -475,7 +536,7 @@ class BiLstmCrfTagger(Tagger):
         device = resolve_device(o["device"])
         network = self.network.to(device)
         network.eval()
-        char_table = TokenTable(self.words, self.chars)
+        char_table = TokenTable(self.words, self.chars, self.skeleton)
         tok = self.tokenizer
         with _threads(o["threads"]), torch.inference_mode():
             for c0 in range(0, len(notes), chunk):
@@ -518,6 +579,8 @@ class BiLstmCrfTagger(Tagger):
         data = {"format": STATE_FORMAT, "dimensions": self.network.dims.to_json(),
                 "words": self.words.to_json(), "chars": self.chars.to_json(),
                 "tags": list(self.tags), "shapes": list(SHAPES)}
+        if self.skeleton is not None:
+            data["skeleton"] = self.skeleton.to_json()
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -530,16 +593,19 @@ class BiLstmCrfTagger(Tagger):
                              f"of format {STATE_FORMAT}")
         words = Vocabulary.from_json(data["words"])
         chars = Vocabulary.from_json(data["chars"])
+        skeleton = Vocabulary.from_json(data["skeleton"]) if "skeleton" in data else None
         tags = list(data["tags"])
         if tags != bio_tags(self.labels):
             raise ModelError(f"{directory}: the model's tags do not match its labels {self.labels}")
         if list(data.get("shapes", [])) != list(SHAPES):
             raise ModelError(f"{directory}: the model uses other token shapes than this version")
         dims = Dimensions.from_json(data["dimensions"])
-        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes) != (
-                len(words), len(chars), len(tags), len(SHAPES)):
+        num_skeleton = len(skeleton) if skeleton is not None else 0
+        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes, dims.num_skeleton) != (
+                len(words), len(chars), len(tags), len(SHAPES), num_skeleton):
             raise ModelError(f"{directory}: vocabulary sizes ({len(words)} words, {len(chars)} "
-                             f"chars, {len(tags)} tags) do not match the network's")
+                             f"chars, {len(tags)} tags, {num_skeleton} skeleton words) do not "
+                             f"match the network's")
         state = torch.load(directory / WEIGHTS, map_location="cpu", weights_only=True)
         network = BiLstmCrfNetwork(dims)
         expected = network.state_dict()
@@ -552,6 +618,7 @@ class BiLstmCrfTagger(Tagger):
         network.load_state_dict(state)
         network.eval()
         self.network, self.words, self.chars, self.tags = network, words, chars, tags
+        self.skeleton = skeleton
 
 
 def _label_probs(marg_row: np.ndarray) -> np.ndarray:

@@ -23,6 +23,26 @@ def normalize_word(text: str) -> str:
     return _DIGIT.sub("0", text.lower())
 
 
+#: The text skeleton's stand-in for any token with a digit (TS-RNN).
+SKELETON_DIGIT = "DIGIT"
+
+
+def skeleton_vocabulary(word_counts: Counter, min_count: int) -> "Vocabulary":
+    """The words a text skeleton keeps: ``DIGIT``, then the normalised words seen at least
+    ``min_count`` times (without digits); every other word is ``<UNK>`` in the skeleton."""
+    frequent = [w for w, c in word_counts.items() if c >= min_count and not _DIGIT.search(w)]
+    return Vocabulary([SKELETON_DIGIT] + sorted(frequent, key=lambda w: (-word_counts[w], w)))
+
+
+def skeleton_id(skeleton: "Vocabulary", text: str) -> int:
+    """A token's id in the text skeleton (as TS-RNN's second input): ``DIGIT`` when it holds a
+    digit, the word itself when frequent, else ``<UNK>`` — the sentence's template with the
+    rare words (names, places) blanked out."""
+    if _DIGIT.search(text):
+        return skeleton.get(SKELETON_DIGIT)
+    return skeleton.get(normalize_word(text))
+
+
 #: Token shapes (casing) given to the network as a small embedding.
 SHAPES = (PAD, "lower", "upper", "title", "digit", "mixed", "punct", "other")
 _SHAPE_ID = {s: i for i, s in enumerate(SHAPES)}

@@ -1,0 +1,128 @@
+"""Ablation of the bilstm-crf on ../shared/corpora/physionet-dev, split by patient (issue #7).
+
+Rows: the tagger as it was before issue #7 / with the recall fixes (the current defaults
+without vectors or skeleton) / + word vectors pretrained on the notes / + text skeleton /
++ both. Each variant trains on the training patients, tags the scored notes with the real
+``deid-annotator tag`` command (start-up included in notes/s) and is scored with
+``evaluate``; one markdown table is printed.
+
+    python benchmarks/bilstm_ablation.py [--on test|validation] [--variants as-is,fixes,...]
+
+``--on validation`` (for choosing defaults) trains on 80 % of the training patients and
+scores the other 20 % of them; the test patients are never touched. ``--on test`` (the
+report) trains on all training patients and scores the test patients. The vectors are
+pretrained on the text of every physionet-dev note, labels unused (as a project would on
+all its imported notes, annotated or not: the test notes' text included).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from deid_annotator.corpus import Corpus
+from deid_annotator.embeddings import EmbeddingSettings, pretrain_embeddings, save_vectors
+from deid_annotator.evaluation import evaluate
+from deid_annotator.formats import read_corpus, write_corpus
+from deid_annotator.splits import split_by_patient
+from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+
+#: The options that issue #7 changed, at their values before it.
+AS_IS = {"singleton_dropout": 0.0, "patience": 3, "phi_threshold": None}
+NEITHER = {"pretrained_vectors": None, "text_skeleton": False}
+VARIANTS = {
+    "as-is": ("bilstm-crf as it was", {**AS_IS, **NEITHER}),
+    "fixes": ("+ recall fixes", NEITHER),
+    "vectors": ("+ fixes + pretrained vectors", {"text_skeleton": False, "pretrained_vectors": True}),
+    "skeleton": ("+ fixes + text skeleton", {"pretrained_vectors": None, "text_skeleton": True}),
+    "both": ("+ fixes + vectors + skeleton", {"pretrained_vectors": True, "text_skeleton": True}),
+}
+
+
+def tag_with_cli(model_dir: Path, notes_dir: Path, out_dir: Path) -> tuple[Corpus, float]:
+    """The whole `tag` command (interpreter start, model load, spaCy init included)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "deid_annotator", "tag", "--model", str(model_dir),
+                    "--format", "physionet", "--corpus", str(notes_dir), "--out", str(out_dir)],
+                   check=True, stdout=subprocess.DEVNULL)
+    return read_corpus("physionet", out_dir), time.perf_counter() - started
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--on", choices=("test", "validation"), default="test")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--vectors", type=Path, help="a vectors file to use instead of pretraining one")
+    ap.add_argument("--method", default="fasttext", choices=("word2vec", "fasttext"))
+    ap.add_argument("--options", default="{}", help="JSON options added to every variant")
+    ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the taggers")
+    ap.add_argument("--work", type=Path, default=None, help="where vectors, models and outputs go")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    args = ap.parse_args()
+
+    if not (args.corpus / "id.text").is_file():
+        print(f"no corpus at {args.corpus}", file=sys.stderr)
+        return 1
+    corpus = read_corpus("physionet", args.corpus)
+    train, scored = split_by_patient(corpus.notes, 0.2, seed=args.seed)
+    if args.on == "validation":
+        train, scored = split_by_patient(train, 0.2, seed=1)
+    work = args.work or Path(tempfile.mkdtemp(prefix="deid-bilstm-ablation-"))
+    notes_dir = work / f"{args.on}-notes"
+    write_corpus("physionet", corpus.subset(scored).without_spans(), notes_dir)
+    print(f"training on {len(train)} notes ({len({n.patient for n in train})} patients), scoring "
+          f"{len(scored)} {args.on} notes ({len({n.patient for n in scored})} patients, "
+          f"{sum(len(n.spans) for n in scored)} PHI); work dir {work}", file=sys.stderr)
+
+    names = args.variants.split(",")
+    vectors_path, pretrain_s = args.vectors, None
+    if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") for n in names):
+        started = time.perf_counter()
+        vectors = pretrain_embeddings([n.text for n in corpus.notes],
+                                      EmbeddingSettings(method=args.method, seed=args.seed))
+        pretrain_s = time.perf_counter() - started
+        vectors_path = save_vectors(vectors, work / f"physionet-dev.{args.method}.bin")
+
+    lines = ["| bilstm-crf | token P | token R | token F1 | train s | tag notes/s |",
+             "|---|---|---|---|---|---|"]
+    figures: dict[str, dict] = {"pretrain_seconds": pretrain_s}
+    extra = json.loads(args.options)
+    for name in names:
+        title, options = VARIANTS[name]
+        options = {**options, **extra, "seed": args.seed}
+        if options.get("pretrained_vectors"):
+            options["pretrained_vectors"] = str(vectors_path)
+        started = time.perf_counter()
+        tagger = BiLstmCrfTagger(**options).fit(train)
+        train_s = time.perf_counter() - started
+        model_dir = tagger.save(work / "models" / name)
+        predicted, seconds = tag_with_cli(model_dir, notes_dir, work / "tagged" / name)
+        token = evaluate(corpus.subset(scored), predicted).token
+        rate = len(scored) / seconds
+        lines.append(f"| {title} | {token.precision:.3f} | {token.recall:.3f} | {token.f1:.3f} | "
+                     f"{train_s:.0f} | {rate:.0f} |")
+        figures[name] = {"precision": token.precision, "recall": token.recall, "f1": token.f1,
+                         "train_seconds": train_s, "notes_per_second": rate,
+                         "epochs": tagger.training["epochs"], "best_epoch": tagger.training["best_epoch"]}
+        print(lines[-1], f"({tagger.training['epochs']} epochs, best {tagger.training['best_epoch']})",
+              file=sys.stderr)
+    print("\n".join(lines))
+    if pretrain_s is not None:
+        print(f"\nVectors: {args.method} pretrained in {pretrain_s:.0f} s on the text of all "
+              f"{len(corpus)} physionet-dev notes, labels unused (test notes' text included, as a "
+              f"project pretrains on every imported note, annotated or not).")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

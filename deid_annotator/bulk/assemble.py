@@ -1,0 +1,87 @@
+"""The final output from the chunks' parts, in input order, written atomically.
+
+File formats (jsonl, conll, csv) are the parts' files one after the other (csv: after
+one header row); physionet is each part's ``id.text`` and ``id-phi.phrase`` one after
+the other; folder formats (text, brat, i2b2) are every part's files in one folder.
+Readers see the old output or the new one, never a half-written one (the rules of
+:mod:`deid_annotator.formats`: beside the target, then renamed; an existing folder
+is replaced only if it holds nothing but files of the format).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..errors import FormatError
+from ..formats._io import file_mode, folder_atomic, folder_mode, open_atomic
+from ..formats.physionet import PHRASE_FILE, TEXT_FILE
+from .csv_notes import CsvColumns, csv_header
+from .jobs import DATA, FILE_FORMATS
+
+_OWNED: dict[str, Callable[[str], bool]] = {
+    "physionet": lambda rel: rel in (TEXT_FILE, PHRASE_FILE),
+    "text": lambda rel: rel.endswith(".txt"),
+    "brat": lambda rel: rel.endswith((".txt", ".ann")),
+    "i2b2": lambda rel: rel.endswith(".xml"),
+}
+
+
+def assemble(fmt: str, parts: Sequence[Path], out: Path, columns: CsvColumns | None = None) -> None:
+    """Join the ``out/`` folders of ``parts`` (in this order) into ``out``."""
+    if fmt in FILE_FORMATS:
+        with open_atomic(out) as target:
+            if fmt == "csv":
+                target.write(csv_header(columns or CsvColumns()))
+            for part in parts:
+                _append(part / "out" / DATA, target)
+        return
+    with folder_atomic(out, _OWNED[fmt]) as folder:
+        if fmt == "physionet":
+            _join_physionet(parts, folder)
+        else:
+            _move_files(parts, folder, out)
+
+
+def _append(source: Path, target) -> None:
+    with open(source, "rb") as f:
+        shutil.copyfileobj(f, target, 1 << 20)
+
+
+def _join_physionet(parts: Sequence[Path], folder: Path) -> None:
+    with open(folder / TEXT_FILE, "wb") as text:
+        for part in parts:
+            _append(part / "out" / TEXT_FILE, text)
+    phrases = [part / "out" / PHRASE_FILE for part in parts if (part / "out" / PHRASE_FILE).exists()]
+    if phrases:
+        with open(folder / PHRASE_FILE, "wb") as out:
+            for phrase in phrases:
+                _append(phrase, out)
+    _match_mode(folder)
+
+
+def _move_files(parts: Sequence[Path], folder: Path, out: Path) -> None:
+    for part in parts:
+        root = part / "out"
+        for dirpath, _, filenames in os.walk(root):
+            for name in filenames:
+                source = Path(dirpath, name)
+                rel = source.relative_to(root)
+                target = folder / rel
+                if target.exists():
+                    raise FormatError(f"two notes would both be written to {rel.as_posix()!r}", out)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, target)
+    _match_mode(folder)
+
+
+def _match_mode(folder: Path) -> None:
+    """Files and folders get the mode the format's own writer would give them now (owner-only
+    inside ``owner_only()``, else by the umask); the parts were private."""
+    files, folders = file_mode(), folder_mode()
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in filenames:
+            os.chmod(Path(dirpath, name), files)
+        for name in dirnames:
+            os.chmod(Path(dirpath, name), folders)

@@ -1,0 +1,166 @@
+"""What one worker does with one chunk: tag it or de-identify it, and render its output.
+
+A :class:`ChunkWorker` loads the model once and then processes chunks; the result
+depends only on the chunk and the :class:`JobSpec` (the model, the options, the seed),
+never on which worker, engine or run produced it, so the assembled output is the same
+whatever the number of workers and however often the run was resumed. Torch runs on
+one thread in every worker for the same reason (and because N workers share N cores).
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..corpus import Corpus, Note
+from ..deidentify import DeidConfig, DeidentifyStats, UnparsedValue
+from ..formats import owner_only, read_corpus, write_corpus
+from .csv_notes import CsvColumns, csv_rows
+
+#: Formats whose written files carry spans, so the leak audit can read back what was written.
+FORMATS_WITH_SPANS = ("jsonl", "physionet", "i2b2", "brat", "conll")
+#: Output formats written as one file (parts are concatenated); the others are folders.
+FILE_FORMATS = ("jsonl", "conll", "csv")
+#: The name of a file-format chunk's output inside its part.
+DATA = "data"
+
+
+@dataclass(frozen=True, slots=True)
+class TagTask:
+    """Pre-annotate: the model's spans with at least this confidence."""
+
+    min_confidence: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeidentifyTask:
+    """Replace PHI (the input's gold spans when there is no model) with one shared seed."""
+
+    seed: int
+    method: str | None = None
+    config: DeidConfig | None = None
+    min_confidence: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec:
+    task: TagTask | DeidentifyTask
+    out_format: str
+    model: str | None = None            # model directory; None: de-identify the gold spans
+    columns: CsvColumns | None = None   # csv output: the input's column names
+
+
+@dataclass(slots=True)
+class ChunkResult:
+    index: int
+    files: list[tuple[str, bytes]]     # the chunk's output: (relative path, bytes)
+    notes: int
+    spans: int
+    first_id: str
+    last_id: str
+    seconds: float                      # time spent in this chunk's work
+    mapping_json: str = ""              # de-identify: the chunk's re-identification mapping
+    stats: dict[str, Any] = field(default_factory=dict)   # de-identify: counts (no PHI)
+    leaks: list[str] = field(default_factory=list)        # de-identify: what the audit found
+
+
+class ChunkWorker:
+    """Holds the model; :meth:`process` turns one chunk of notes into its output."""
+
+    def __init__(self, spec: JobSpec, model_dir: str | Path | None = None):
+        self.spec = spec
+        self.tagger = None
+        if spec.model is not None:
+            from ..taggers import load_model
+
+            self.tagger = load_model(model_dir or spec.model)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+
+    def process(self, index: int, notes: list[Note]) -> ChunkResult:
+        started = time.perf_counter()
+        if isinstance(self.spec.task, TagTask):
+            result = self._tag(index, notes)
+        else:
+            result = self._deidentify(index, notes)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _predicted(self, notes: list[Note]) -> list[Note]:
+        predictions = self.tagger.predict(notes)
+        return [Note(n.id, n.text, n.meta, list(spans)) for n, spans in zip(notes, predictions)]
+
+    def _tag(self, index: int, notes: list[Note]) -> ChunkResult:
+        threshold = self.spec.task.min_confidence
+        tagged = [Note(n.id, n.text, n.meta, [s for s in n.spans if s.confidence is None
+                                              or s.confidence >= threshold])
+                  for n in self._predicted(notes)]
+        files = render(self.spec.out_format, Corpus(tagged, {}), self.spec.columns)
+        return ChunkResult(index, files, len(tagged), sum(len(n.spans) for n in tagged),
+                           notes[0].id, notes[-1].id, 0.0)
+
+    def _deidentify(self, index: int, notes: list[Note]) -> ChunkResult:
+        from ..deidentify import audit_leaks, deidentify_corpus, filter_spans
+
+        task: DeidentifyTask = self.spec.task
+        corpus = Corpus(notes, {})
+        if self.tagger is not None:
+            corpus = filter_spans(Corpus(self._predicted(notes), {}), task.min_confidence)
+        method = task.method or (None if task.config else "surrogate")
+        result = deidentify_corpus(corpus, method=method, config=task.config, seed=task.seed)
+        files, written = render_and_read_back(self.spec.out_format, result.corpus, self.spec.columns)
+        report = audit_leaks(corpus, written, config=task.config)
+        return ChunkResult(index, files, len(notes), result.stats.total, notes[0].id, notes[-1].id,
+                           0.0, result.mapping.to_json(), stats_to_dict(result.stats),
+                           [str(leak) for leak in report.leaks]
+                           + [f"note {note_id}: missing from the output" for note_id in report.missing_notes])
+
+
+def render(fmt: str, corpus: Corpus, columns: CsvColumns | None) -> list[tuple[str, bytes]]:
+    """The files ``fmt`` writes for ``corpus``, as (relative path, bytes)."""
+    return render_and_read_back(fmt, corpus, columns, read_back=False)[0]
+
+
+def render_and_read_back(fmt: str, corpus: Corpus, columns: CsvColumns | None, *,
+                         read_back: bool = True) -> tuple[list[tuple[str, bytes]], Corpus]:
+    """The files of :func:`render` and the corpus read back from them (for the leak audit;
+    formats without spans give ``corpus`` itself, as the ``deidentify`` command does)."""
+    if fmt == "csv":
+        return [(DATA, csv_rows(corpus.notes, columns or CsvColumns()))], corpus
+    # The format's own writer, into a private temporary folder (the chunk holds PHI).
+    with tempfile.TemporaryDirectory(prefix="deid-chunk-") as tmp:
+        out = Path(tmp) / "out"
+        with owner_only():
+            write_corpus(fmt, corpus, out)
+        written = read_corpus(fmt, out) if read_back and fmt in FORMATS_WITH_SPANS else corpus
+        if out.is_file():
+            return [(DATA, out.read_bytes())], written
+        return [(p.relative_to(out).as_posix(), p.read_bytes())
+                for p in sorted(out.rglob("*")) if p.is_file()], written
+
+
+def stats_to_dict(stats: DeidentifyStats) -> dict[str, Any]:
+    """What the run's summary needs of a chunk's stats, as JSON (no PHI: labels, counts, ids)."""
+    return {"replacements": [[label, method, n] for (label, method), n in stats.replacements.items()],
+            "fallbacks": dict(stats.fallbacks), "unparsed": [u.note_id for u in stats.unparsed],
+            "ages_over_89": stats.ages_over_89, "merged_spans": stats.merged_spans,
+            "notes": stats.notes, "seconds": stats.seconds}
+
+
+def merge_stats(parts: list[dict[str, Any]]) -> DeidentifyStats:
+    """One :class:`DeidentifyStats` from the chunks' :func:`stats_to_dict` (for its summary)."""
+    total = DeidentifyStats()
+    for part in parts:
+        for label, method, n in part["replacements"]:
+            total.replacements[(label, method)] += n
+        total.fallbacks.update(Counter(part["fallbacks"]))
+        total.unparsed += [UnparsedValue(note_id, "", 0, 0, "", "", "") for note_id in part["unparsed"]]
+        total.ages_over_89 += part["ages_over_89"]
+        total.merged_spans += part["merged_spans"]
+        total.notes += part["notes"]
+        total.seconds += part["seconds"]
+    return total

@@ -1,0 +1,57 @@
+"""Notes streamed from large inputs, and cut into chunks.
+
+:func:`iter_notes` yields one note at a time: ``jsonl`` a line at a time, ``csv`` a row
+at a time (:mod:`.csv_notes`), ``text`` a file at a time, ``physionet`` a record at a
+time from ``id.text`` (the spans of ``id-phi.phrase`` are held until their record comes
+by). They parse and check exactly as :mod:`deid_annotator.formats` does (the same code),
+but keep none of a file's layout and do not look for duplicate ids. ``i2b2``, ``brat``
+and ``conll`` are read whole (:func:`~deid_annotator.formats.read_corpus`) and then
+yielded: fine for the corpora those formats hold, not for millions of notes.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..corpus import Note
+from ..formats import FORMATS, jsonl, physionet, read_corpus, text
+from ..errors import FormatError
+from ..labels import LabelSet
+from .csv_notes import CsvColumns, iter_csv_notes
+
+#: Formats read a note at a time (bounded memory).
+STREAMED = ("jsonl", "csv", "text", "physionet")
+#: Every input format of a bulk run.
+INPUT_FORMATS = FORMATS + ("csv",)
+_STREAMERS = {"jsonl": jsonl.iter_notes, "text": text.iter_notes, "physionet": physionet.iter_notes}
+
+
+def iter_notes(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
+               columns: CsvColumns | None = None) -> Iterator[Note]:
+    """The notes of a corpus in ``fmt``, one at a time (``columns``: for ``csv``)."""
+    path = Path(path)
+    if fmt == "csv":
+        return iter_csv_notes(path, columns or CsvColumns())
+    if fmt in _STREAMERS:
+        return _STREAMERS[fmt](path, labels)
+    if fmt in FORMATS:
+        return iter(read_corpus(fmt, path, labels=labels).notes)
+    raise FormatError(f"unknown corpus format {fmt!r}; choose one of {', '.join(INPUT_FORMATS)}")
+
+
+def chunked(notes: Iterable[Note], size: int, *, keep_patients: bool = False) -> Iterator[list[Note]]:
+    """Lists of ``size`` notes in input order (the last may be shorter). ``keep_patients``:
+    a chunk is cut only between two patients, so a patient whose notes are next to each
+    other lands whole in one chunk (a chunk then holds at least ``size`` notes, more while
+    one patient's notes go on)."""
+    if size < 1:
+        raise ValueError(f"chunk size must be positive, not {size}")
+    chunk: list[Note] = []
+    for note in notes:
+        if len(chunk) >= size and not (keep_patients and note.patient is not None
+                                       and note.patient == chunk[-1].patient):
+            yield chunk
+            chunk = []
+        chunk.append(note)
+    if chunk:
+        yield chunk

@@ -1,0 +1,167 @@
+"""Run a bulk job: stream the input in chunks, process them on an engine, keep a
+checkpoint, and assemble the output in input order.
+
+The chunks are cut from the input alone (their size; for de-identification never
+between two notes of one patient that follow each other), and each chunk's output
+depends only on the chunk and the job, so the output is byte for byte the same with 1
+or N workers, locally or on Ray, in one go or resumed after an interruption.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..corpus import Note
+from ..deidentify import DeidentifyStats, SurrogateMapping
+from ..errors import DeidError
+from ..progress import Progress, report
+from .assemble import assemble
+from .checkpoint import Checkpoint
+from .csv_notes import CsvColumns
+from .engines import make_engine
+from .jobs import DeidentifyTask, JobSpec, TagTask, merge_stats
+from .readers import chunked, iter_notes
+
+#: Notes per chunk: the unit of work, of checkpointing and of cancellation.
+DEFAULT_CHUNK_SIZE = 200
+
+
+@dataclass(slots=True)
+class BulkJob:
+    in_format: str
+    source: Path
+    out: Path
+    spec: JobSpec
+    columns: CsvColumns | None = None     # csv input (and output)
+    engine: str = "local"
+    workers: int = 1
+    ray_address: str | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    resume: bool = False
+
+
+@dataclass(slots=True)
+class BulkResult:
+    notes: int
+    spans: int              # tag: spans written; deidentify: spans replaced
+    chunks: int
+    resumed_chunks: int     # done by an earlier, interrupted run
+    seconds: float          # wall time of this run
+    stats: DeidentifyStats | None = None
+    mapping: SurrogateMapping | None = None
+    leaks: list[str] = field(default_factory=list)
+    seed: int | None = None
+
+
+def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
+    """Run ``job``; the output is written only when every chunk is done. Interrupted or
+    cancelled, the chunks done so far stay in the checkpoint (``<out>.bulk/``) for
+    ``resume=True``."""
+    started = time.perf_counter()
+    if isinstance(job.chunk_size, bool) or not isinstance(job.chunk_size, int) or job.chunk_size < 1:
+        raise DeidError(f"--chunk-size must be a positive number, not {job.chunk_size!r}")
+    task = job.spec.task
+    deidentify = isinstance(task, DeidentifyTask)
+    fresh_seed = {"seed": task.seed if task.seed is not None else secrets.randbits(63)} if deidentify else {}
+    checkpoint = Checkpoint.open(job.out, fingerprint(job), fresh_seed, resume=job.resume)
+    spec = job.spec
+    if deidentify:
+        seed = checkpoint.secrets["seed"]
+        if task.seed is not None and task.seed != seed:
+            raise DeidError(f"{checkpoint.folder}: the interrupted run had another --seed; resume "
+                            f"with the same one, or delete that folder to start over")
+        # One seed for every worker: a patient's surrogates and date shift agree across chunks.
+        spec = dataclasses.replace(spec, task=dataclasses.replace(task, seed=seed))
+    stage = "deidentify" if deidentify else "tag"
+    chunks = 0
+    resumed = 0
+    done_notes = 0
+
+    def tasks() -> Iterator[tuple[int, list[Note]]]:
+        nonlocal chunks, resumed, done_notes
+        notes = iter_notes(job.in_format, job.source, columns=job.columns)
+        for index, chunk in enumerate(chunked(notes, job.chunk_size, keep_patients=deidentify)):
+            chunks = index + 1
+            if checkpoint.is_done(index):
+                checkpoint.check_chunk(index, len(chunk), chunk[0].id, chunk[-1].id)
+                resumed += 1
+                done_notes += len(chunk)
+                report(progress, stage, done_notes)
+                continue
+            yield index, chunk
+
+    report(progress, stage, 0)
+    with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
+        for result in engine.results(tasks()):
+            if progress is not None:
+                progress.check()
+            if result is None:
+                continue
+            checkpoint.record(result)
+            done_notes += result.notes
+            report(progress, stage, done_notes)
+    records = [checkpoint.done[i] for i in range(chunks)]
+    parts = [checkpoint.part(i) for i in range(chunks)]
+    assemble(spec.out_format, parts, job.out, job.columns)
+    result = BulkResult(sum(r["notes"] for r in records), sum(r["spans"] for r in records), chunks,
+                        resumed, time.perf_counter() - started)
+    if deidentify:
+        result.stats = merge_stats([r["stats"] for r in records])
+        result.leaks = [leak for r in records for leak in r["leaks"]]
+        result.seed = spec.task.seed
+        result.mapping = SurrogateMapping()
+        result.mapping.seed = result.seed
+        for part in parts:
+            result.mapping.merge(SurrogateMapping.from_json((part / "mapping.json").read_text("utf-8")))
+    checkpoint.remove()
+    return result
+
+
+def fingerprint(job: BulkJob) -> dict[str, Any]:
+    """What a resumed run must share with the interrupted one (not the engine nor the
+    number of workers: they do not change the output)."""
+    task = job.spec.task
+    options: dict[str, Any] = {"min_confidence": task.min_confidence}
+    if isinstance(task, DeidentifyTask):
+        config = json.dumps(dataclasses.asdict(task.config), sort_keys=True, default=str) \
+            if task.config is not None else None
+        options.update(method=task.method, config=_sha256(config.encode()) if config else None)
+    return {
+        "task": "tag" if isinstance(task, TagTask) else "deidentify",
+        "options": options,
+        "input": [job.in_format, str(Path(job.source).resolve()), _input_state(Path(job.source))],
+        "columns": dataclasses.asdict(job.columns) if job.columns else None,
+        "output": job.spec.out_format,
+        "model": _model_state(job.spec.model),
+        "chunk_size": job.chunk_size,
+    }
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _input_state(path: Path) -> list:
+    """Size and modification time of the input file, or of the entries of an input folder."""
+    try:
+        if path.is_dir():
+            return sorted([p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in path.iterdir())
+        stat = path.stat()
+        return [stat.st_size, stat.st_mtime_ns]
+    except OSError:
+        return []   # missing: the reader says so
+
+
+def _model_state(model: str | None) -> str | None:
+    if model is None:
+        return None
+    try:
+        return _sha256((Path(model) / "model.json").read_bytes())
+    except OSError:
+        return None  # missing: loading it says so

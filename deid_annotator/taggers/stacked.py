@@ -1,0 +1,337 @@
+"""``stacked``: member taggers propose candidate spans, a classifier decides (Zhao et al.).
+
+Candidates are every span a member proposes plus runs of tokens whose CRF P(PHI)
+reaches a low threshold (:mod:`.stacking_candidates`); their features say which
+members proposed them and how confidently, whether the members agree, and what the
+span looks like in its note (:mod:`.stacking_features`). The classifier (gradient
+boosting, logistic regression or a linear SVM, picked on inner cross-validation) learns
+from members' predictions on patients they did not train on: K folds by patient, each
+member trained on K-1 folds predicting the held-out one. The members are then refitted
+on all notes for tagging.
+
+A span's confidence is the classifier's probability; ``predict`` keeps candidates at or
+above ``threshold`` (the operating point) and merges overlapping ones. Unless given,
+the threshold is the highest whose cross-validated token recall on the training notes
+reaches ``target_recall``: never chosen on test notes.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..corpus import Corpus, Note, Span
+from ..errors import CancelledError, DeidError, ModelError
+from ..evaluation.operating_points import DEFAULT_THRESHOLDS, TokenConfidences
+from ..progress import Progress, report
+from ..splits import group_key
+from . import create_tagger, register, tagger_class, tagger_names
+from .base import Tagger, training_summary
+from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
+from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
+from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
+                               member_outputs, patient_folds)
+from .union import merge_union
+
+CLASSIFIER_FILE = "classifier.joblib"
+CLASSIFIERS = ("hgb", "logistic", "svm")
+
+DEFAULTS: dict[str, Any] = {
+    "members": ["rules", "crf"],
+    "folds": 5,                   # patient folds for the members' cross-validated predictions
+    "classifier": "auto",         # auto (best on inner CV) | hgb | logistic | svm
+    "threshold": None,            # operating point; None: chosen on the CV predictions
+    "target_recall": 0.98,        # ... as the highest threshold whose CV token recall reaches this
+    "marginal_threshold": 0.01,   # CRF P(PHI) from which tokens become candidates (None: off)
+    "features": list(FEATURE_GROUPS),
+    "member_options": {},         # {member name: {option: value}}
+    # passed on to every member
+    "seed": 13, "device": "auto", "max_epochs": None,
+}
+
+
+def _check_options(o: dict[str, Any]) -> None:
+    unknown = set(o) - set(DEFAULTS)
+    if unknown:
+        raise DeidError(f"stacked tagger: unknown option(s) {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(DEFAULTS)}")
+    members = o["members"]
+    if isinstance(members, str) or not members or not all(isinstance(m, str) for m in members):
+        raise DeidError("stacked tagger: 'members' must be a non-empty list of tagger names")
+    bad = [m for m in members if m not in tagger_names() or m == "stacked"]
+    if bad or len(set(members)) != len(members):
+        raise DeidError(f"stacked tagger: bad member(s) {', '.join(bad) or 'repeated'}; "
+                        f"members are distinct tagger names other than stacked")
+    if not isinstance(o["folds"], int) or o["folds"] < 2:
+        raise DeidError(f"stacked tagger: 'folds' must be a whole number >= 2, not {o['folds']!r}")
+    if o["classifier"] not in ("auto", *CLASSIFIERS):
+        raise DeidError(f"stacked tagger: classifier must be auto or one of {', '.join(CLASSIFIERS)}")
+    for key, low_open in (("threshold", False), ("target_recall", True), ("marginal_threshold", True)):
+        value = o[key]
+        if value is None and key != "target_recall":
+            continue
+        if not isinstance(value, (int, float)) or not (0 < value <= 1 if low_open else 0 <= value <= 1):
+            raise DeidError(f"stacked tagger: {key} must be a number in "
+                            f"{'(0, 1]' if low_open else '[0, 1]'}, not {value!r}")
+    groups = o["features"]
+    if isinstance(groups, str) or not set(groups) <= set(FEATURE_GROUPS) or not groups:
+        raise DeidError(f"stacked tagger: 'features' must be a non-empty list of: "
+                        f"{', '.join(FEATURE_GROUPS)}")
+
+
+def make_classifier(kind: str, seed: int):
+    """A fresh scikit-learn classifier of ``kind`` (probabilities via predict_proba)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if kind == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, l2_regularization=1.0,
+                                              random_state=seed)
+    if kind == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        return make_pipeline(StandardScaler(), LogisticRegression(C=0.3, max_iter=3000))
+    if kind == "svm":  # Zhao et al.'s choice; calibrated so that it gives probabilities
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.svm import LinearSVC
+
+        return make_pipeline(StandardScaler(), CalibratedClassifierCV(LinearSVC(C=0.05), cv=3))
+    raise DeidError(f"stacked tagger: unknown classifier {kind!r}")
+
+
+def _marginal_members(names: Sequence[str]) -> list[str]:
+    return [n for n in names if hasattr(tagger_class(n), "predict_token_marginals")]
+
+
+@register
+class StackedTagger(Tagger):
+    name = "stacked"
+    trainable = True
+
+    def __init__(self, lang: str = "en", **options: Any):
+        merged = {**DEFAULTS, **options}
+        merged["members"] = list(merged["members"]) if not isinstance(merged["members"], str) \
+            else merged["members"]
+        _check_options(merged)
+        merged["features"] = [g for g in FEATURE_GROUPS if g in merged["features"]]
+        super().__init__(lang=lang, **merged)
+        self.members: list[Tagger] = []
+        self.classifier = None
+        self.builder = FeatureBuilder(merged["members"], _marginal_members(merged["members"]),
+                                      merged["features"])
+
+    # -- training -----------------------------------------------------------------------
+    def _new_member(self, name: str) -> Tagger:
+        return create_tagger(name, self.lang, **member_options(self.options, name))
+
+    def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "StackedTagger":
+        notes = list(notes)
+        if not any(n.spans for n in notes):
+            raise DeidError(f"stacked tagger: the {len(notes)} training notes have no PHI spans; "
+                            "annotate some notes first")
+        started = time.perf_counter()
+        try:
+            folds = patient_folds(notes, self.options["folds"], self.options["seed"])
+        except ValueError as exc:
+            raise DeidError(f"stacked tagger: {exc}") from None
+        cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: self._new_member(n),
+                                            progress)
+              for name in self.options["members"]}
+        members = []
+        for name in self.options["members"]:
+            report(progress, "stacking", 0, None, f"training {name} on all notes")
+            members.append(self._new_member(name).fit(notes, progress=progress))
+        self.fit_classifier(notes, cv, members, progress)
+        self.training["seconds"] = round(time.perf_counter() - started, 3)
+        return self
+
+    def fit_classifier(self, notes: Sequence[Note], cv_outputs: Mapping[str, Sequence[MemberOutput]],
+                       members: Sequence[Tagger], progress: Progress | None = None) -> "StackedTagger":
+        """The second level alone: learn the classifier (and the threshold) from members'
+        cross-validated outputs made already, and keep ``members`` (trained on all
+        ``notes``) for tagging. ``fit`` calls it; a benchmark reuses one cross-validation
+        for several member subsets and feature groups."""
+        from sklearn.metrics import average_precision_score
+        from sklearn.model_selection import GroupKFold, cross_val_predict
+
+        notes = list(notes)
+        names = self.options["members"]
+        if [m.name for m in members] != names:
+            raise DeidError(f"stacked tagger: members {[m.name for m in members]} are not {names}")
+        started = time.perf_counter()
+        blocks, targets, groups, spans_of, n_cands = [], [], [], [], []
+        for k, note in enumerate(notes):
+            if progress is not None and progress.cancelled:
+                raise CancelledError("cancelled by the user")
+            view, cands = self._candidates(note, {n: cv_outputs[n][k] for n in names})
+            gold = set()
+            starts = [t.start for t in view.tokens]
+            ends = [t.end for t in view.tokens]
+            for s in note.spans:
+                rng = token_range(view.tokens, starts, ends, s)
+                if rng:
+                    gold.update(range(*rng))
+            blocks.append(self.builder.matrix(view, cands))
+            targets += [gold_share(c, gold) >= 0.5 for c in cands]
+            groups += [group_key(note)] * len(cands)
+            spans_of.append([Span(c.start, c.end, "PHI") for c in cands])
+            n_cands.append(len(cands))
+            report(progress, "stacking", k + 1, len(notes), "candidate features")
+        X = np.vstack(blocks) if blocks else np.zeros((0, self.builder.width))
+        y = np.asarray(targets, dtype=int)
+        if len(set(y.tolist())) < 2:
+            raise DeidError(f"stacked tagger: the members' {len(y)} candidate spans are "
+                            f"{'all' if y.all() else 'never'} PHI; annotate more notes first")
+        gold_corpus = Corpus([Note(n.id, n.text, {}, list(n.spans)) for n in notes])
+
+        def scored(probabilities: np.ndarray) -> TokenConfidences:
+            out, at = [], 0
+            for note, spans, n in zip(notes, spans_of, n_cands):
+                out.append(Note(note.id, note.text, {}, [s.with_(confidence=float(p)) for s, p in
+                                                         zip(spans, probabilities[at:at + n])]))
+                at += n
+            return TokenConfidences(gold_corpus, Corpus(out))
+
+        target = self.options["target_recall"]
+        ceiling = scored(np.ones(len(y))).at(0.0).token.recall
+        n_splits = min(5, len(set(groups)))
+        kinds = CLASSIFIERS if self.options["classifier"] == "auto" else (self.options["classifier"],)
+        trials: dict[str, dict[str, Any]] = {}
+        best = None
+        for kind in kinds:
+            report(progress, "stacking", 0, None, f"cross-validating the {kind} classifier")
+            if n_splits >= 2:
+                cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=self.options["seed"])
+                oof = cross_val_predict(make_classifier(kind, self.options["seed"]), X, y,
+                                        groups=groups, cv=cv, method="predict_proba")[:, 1]
+            else:  # one patient: no inner CV possible; the training fit stands in
+                oof = make_classifier(kind, self.options["seed"]).fit(X, y).predict_proba(X)[:, 1]
+            confidences = scored(oof)
+            point = confidences.for_recall(min(target, ceiling))
+            trials[kind] = {"average_precision": round(float(average_precision_score(y, oof)), 4),
+                            "precision_at_target": round(point.token.precision, 4) if point else None,
+                            "threshold_at_target": point.threshold if point else None}
+            key = (point.token.precision if point else 0.0, trials[kind]["average_precision"])
+            if best is None or key > best[0]:
+                best = (key, kind, point, confidences)
+        _, kind, point, confidences = best
+        if self.options["threshold"] is None:
+            # round down: a rounded-up threshold could lose the recall it was chosen for
+            self.options["threshold"] = math.floor(point.threshold * 1e4) / 1e4 if point else 0.0
+        chosen = confidences.at(self.options["threshold"])
+        report(progress, "stacking", 0, None, f"training the {kind} classifier on all candidates")
+        self.classifier = make_classifier(kind, self.options["seed"]).fit(X, y)
+        self.members = list(members)
+        counts = {}
+        for n in notes:
+            for s in n.spans:
+                counts[s.label] = counts.get(s.label, 0) + 1
+        member_labels = [lab for m in members for lab in m.labels]
+        self.labels = sorted(counts, key=lambda lab: (-counts[lab], lab)) + \
+            sorted({lab for lab in member_labels if lab not in counts})
+        summary = training_summary(notes, time.perf_counter() - started)
+        summary.update({
+            "classifier": kind, "classifier_trials": trials,
+            "candidates": int(len(y)), "positive_candidates": int(y.sum()),
+            "candidate_token_recall": round(ceiling, 4),
+            "threshold_from": "cross-validation" if point is not None else "option",
+            "cv_token": {k: round(v, 4) if isinstance(v, float) else v
+                         for k, v in chosen.token.to_dict().items()},
+            "cv_operating_points": [{k: round(v, 4) if isinstance(v, float) else v
+                                     for k, v in confidences.at(t).to_dict().items()}
+                                    for t in DEFAULT_THRESHOLDS],
+            "members": {m.name: m.training for m in members},
+        })
+        self.training = summary
+        return self
+
+    # -- prediction -----------------------------------------------------------------------
+    def _candidates(self, note: Note, outputs: Mapping[str, MemberOutput]
+                    ) -> tuple[NoteView, list[Candidate]]:
+        tokens = next((o.tokens for o in outputs.values() if o.tokens is not None), None)
+        if tokens is None:
+            tokens = self.tokenizer(note.text) if note.text.strip() else []
+        view = NoteView(note.text, tokens, outputs)
+        return view, find_candidates(note.text, tokens, outputs, self.options["marginal_threshold"])
+
+    def _require_model(self) -> None:
+        if self.classifier is None or not self.members:
+            raise ModelError("the stacked tagger has not been trained or loaded; fit() or load() "
+                             "it first")
+
+    def predict_candidates(self, notes: Sequence[Note], progress: Progress | None = None
+                           ) -> list[list[Span]]:
+        """Every candidate span of each note with its probability as confidence, whatever
+        the threshold (overlapping; for operating points)."""
+        self._require_model()
+        notes = list(notes)
+        return self.score_outputs(notes, {m.name: member_outputs(m, notes, progress)
+                                          for m in self.members})
+
+    def score_outputs(self, notes: Sequence[Note], per_member: Mapping[str, Sequence[MemberOutput]]
+                      ) -> list[list[Span]]:
+        """Candidates with probabilities from member outputs made already (see
+        :func:`.stacking_members.member_outputs`; a benchmark tags once for many classifiers)."""
+        self._require_model()
+        fallback = self.labels[0] if self.labels else "PHI"
+        out: list[list[Span]] = []
+        for k, note in enumerate(notes):
+            view, cands = self._candidates(note, {n: per_member[n][k] for n in self.options["members"]})
+            if not cands:
+                out.append([])
+                continue
+            probs = self.classifier.predict_proba(self.builder.matrix(view, cands))[:, 1]
+            out.append([Span(c.start, c.end, view.label(c, fallback), self.name, float(p))
+                        for c, p in zip(cands, probs)])
+        return out
+
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+        threshold = self.options["threshold"] or 0.0
+        return [merge_union([[s for s in spans if s.confidence >= threshold]], self.name)
+                for spans in self.predict_candidates(notes, progress)]
+
+    # -- persistence -----------------------------------------------------------------------
+    def _save_state(self, directory: Path) -> None:
+        import joblib
+
+        self._require_model()
+        for member in self.members:
+            member.save(directory / member.name)
+        path = directory / CLASSIFIER_FILE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # learned from PHI
+        with os.fdopen(fd, "wb") as fh:
+            joblib.dump(self.classifier, fh)
+
+    def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
+        import joblib
+
+        from . import load_model
+
+        members = []
+        for name in self.options["members"]:
+            sub = directory / name
+            if not sub.is_dir():
+                raise ModelError(f"{directory}: the stacked model lacks its {name!r} member ({sub})")
+            members.append(load_model(sub))
+        path = directory / CLASSIFIER_FILE
+        if not path.is_file():
+            raise ModelError(f"{path}: the stacked model's classifier file is missing")
+        try:
+            classifier = joblib.load(path)
+        except Exception as exc:
+            raise ModelError(f"{path}: the stacked model's classifier is unreadable or corrupt "
+                             f"({type(exc).__name__}: {exc})") from exc
+        if getattr(classifier, "n_features_in_", None) != self.builder.width \
+                or not hasattr(classifier, "predict_proba"):
+            raise ModelError(f"{path}: the classifier does not fit the model's features "
+                             f"({self.builder.width} expected)")
+        self.members, self.classifier = members, classifier
+
+
+__all__ = ["StackedTagger", "DEFAULTS", "CLASSIFIERS", "make_classifier"]

@@ -1,0 +1,258 @@
+"""The ``tbed`` tagger: transformation-based error-driven learning (Brill 1995; Zhao et al.
+2020) on top of the ``rules`` tagger.
+
+The rules tagger (its label mapping fitted on the training notes) gives every token an
+initial BIO tag; :func:`.tbed_learn.learn_transformations` then learns an ordered list of
+transformations that fix its errors on the training notes ("a token tagged O whose left
+neighbour is 'dr' becomes B-HCPName"), conditioned on the token, its neighbours at +/-2,
+their shapes, gazetteer classes and current tags, and whether the same word is tagged
+PHI elsewhere in the note (:mod:`.tbed_features`). Learning stops when the best rule
+gains less than ``min_gain``; a missed PHI token counts ``recall_weight`` times a false
+alarm. Tagging applies the rules in order to the rules tagger's output.
+
+The learned rules are saved as ``transformations.tsv``, one readable line per rule
+(conditions, new tag, fixes, breaks, gain), which a user can review; the file holds words
+of the training notes (names among them), so it lives in the owner-only model directory.
+A span's confidence is the smallest of its tokens': the training precision of the last
+rule that changed the token, else the rules tagger's confidence.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..corpus import Note, Span
+from ..errors import DeidError, ModelError
+from ..progress import Progress, report
+from ..tokenization import Token, align_spans, bio_to_spans, spans_to_bio
+from . import register
+from .base import Tagger, training_summary
+from .gazetteers import load_gazetteers
+from .rules import RulesTagger
+from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
+from .tbed_learn import Transformation, apply_transformations, learn_transformations, \
+    parse_conditions
+
+TRANSFORMATIONS_FILE = "transformations.tsv"
+RULES_DIR = "rules"
+_HEADER = "rank\tconditions\tnew_tag\tfixes\tbreaks\tgain"
+
+DEFAULTS: dict[str, Any] = {
+    # a missed PHI token weighs this many false alarms when scoring rules (>= 1)
+    "recall_weight": 2.0,
+    # learning stops when the best rule's gain falls under this (> 0)
+    "min_gain": 2.0,
+    "max_rules": 1000,
+    # spans of the rules tagger below this confidence are not part of the initial tags
+    "rules_min_confidence": 0.4,
+}
+#: Notes tagged together (one token table each): bounds memory on big batches.
+_PREDICT_CHUNK = 200
+
+
+@register
+class TbedTagger(Tagger):
+    name = "tbed"
+    trainable = True
+
+    def __init__(self, lang: str = "en", **options: Any):
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise DeidError(f"tbed tagger: unknown option(s) {', '.join(sorted(unknown))}; "
+                            f"known: {', '.join(DEFAULTS)}")
+        super().__init__(lang=lang, **{**DEFAULTS, **options})
+        self._check_options()
+        self.transformations: list[Transformation] = []
+        self.rules_tagger = self._new_rules_tagger()
+
+    def _check_options(self) -> None:
+        o = self.options
+        try:
+            o["recall_weight"] = float(o["recall_weight"])
+            o["min_gain"] = float(o["min_gain"])
+            o["max_rules"] = int(o["max_rules"])
+            o["rules_min_confidence"] = float(o["rules_min_confidence"])
+            if not o["recall_weight"] >= 1.0:
+                raise ValueError("recall_weight must be >= 1")
+            if not o["min_gain"] > 0.0:
+                raise ValueError("min_gain must be > 0")
+            if o["max_rules"] < 0:
+                raise ValueError("max_rules must be >= 0")
+            if not 0.0 <= o["rules_min_confidence"] <= 1.0:
+                raise ValueError("rules_min_confidence must be in [0, 1]")
+        except (TypeError, ValueError) as exc:
+            raise DeidError(f"tbed tagger: bad option: {exc}") from None
+
+    def _new_rules_tagger(self) -> RulesTagger:
+        return RulesTagger(lang=self.lang, min_confidence=self.options["rules_min_confidence"])
+
+    # -- shared by fit and predict ------------------------------------------------------------
+    def _initial(self, notes: Sequence[Note]
+                 ) -> tuple[list[list[Token]], list[list[str]], list[list[float]]]:
+        """Tokens, the rules tagger's BIO tags and their confidences, per note."""
+        rule_spans = self.rules_tagger.predict(notes)
+        tokens, tags, confidences = [], [], []
+        for note, spans in zip(notes, rule_spans):
+            note_tokens = self.tokenizer(note.text) if note.text.strip() else []
+            conf = [0.0] * len(note_tokens)
+            for first, last, span in align_spans(note_tokens, spans)[0]:
+                conf[first:last] = [span.confidence or 0.0] * (last - first)
+            tokens.append(note_tokens)
+            tags.append(spans_to_bio(note_tokens, spans)[0])
+            confidences.append(conf)
+        return tokens, tags, confidences
+
+    # -- training -----------------------------------------------------------------------------
+    def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "TbedTagger":
+        notes = list(notes)
+        if not notes:
+            raise DeidError("tbed tagger: nothing to train on (no notes)")
+        if not any(n.spans for n in notes):
+            raise DeidError(f"tbed tagger: the {len(notes)} training notes have no PHI spans; "
+                            "annotate some notes first")
+        started = time.perf_counter()
+        o = self.options
+        report(progress, "rules", 0, len(notes), "fitting the rules tagger's label mapping")
+        self.rules_tagger = self._new_rules_tagger().fit(notes, progress=progress)
+        counts: dict[str, int] = {}
+        for n in notes:
+            for s in n.spans:
+                counts[s.label] = counts.get(s.label, 0) + 1
+        self.labels = sorted(counts, key=lambda lab: (-counts[lab], lab))
+        report(progress, "features", 0, len(notes), "tagging the training notes with the rules")
+        tokens, initial, _ = self._initial(notes)
+        table = TokenTable(tokens, initial, self.labels, load_gazetteers())
+        gold = np.zeros(table.size, dtype=np.int32)
+        misaligned, examples = 0, []
+        for k, (note, note_tokens) in enumerate(zip(notes, tokens)):
+            tags, problems = spans_to_bio(note_tokens, note.spans)
+            misaligned += len(problems)
+            examples.extend(p.describe(note.id) for p in problems[:3])
+            gold[table.note_slice(k, len(note_tokens))] = [table.value_id("tag", t) for t in tags]
+        errors_before = int(np.count_nonzero((table.columns["tag"] != gold) & table.is_token))
+        learn_started = time.perf_counter()
+        self.transformations = learn_transformations(
+            table, gold, recall_weight=o["recall_weight"], min_gain=o["min_gain"],
+            max_rules=o["max_rules"], progress=progress)
+        summary = training_summary(notes, time.perf_counter() - started)
+        summary.update({
+            "tokens": int(table.is_token.sum()),
+            "misaligned_spans": misaligned,
+            "misaligned_examples": examples[:5],
+            "transformations": len(self.transformations),
+            "token_errors_before": errors_before,
+            "token_errors_after": int(np.count_nonzero((table.columns["tag"] != gold)
+                                                       & table.is_token)),
+            "learning_seconds": round(time.perf_counter() - learn_started, 3),
+        })
+        self.training = summary
+        return self
+
+    # -- prediction ---------------------------------------------------------------------------
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+        if not self.labels:
+            raise ModelError("the tbed tagger has not been trained or loaded; fit() or load() "
+                             "it first")
+        notes = list(notes)
+        out: list[list[Span]] = []
+        gaz = load_gazetteers()
+        for first in range(0, len(notes), _PREDICT_CHUNK):
+            chunk = notes[first:first + _PREDICT_CHUNK]
+            tokens, initial, confidences = self._initial(chunk)
+            table = TokenTable(tokens, initial, self.labels, gaz)
+            confidence = np.zeros(table.size)
+            for k, conf in enumerate(confidences):
+                confidence[table.note_slice(k, len(conf))] = conf
+            apply_transformations(table, self.transformations, confidence, progress)
+            tag_names = table.vocab["tag"].values
+            for k, note_tokens in enumerate(tokens):
+                where = table.note_slice(k, len(note_tokens))
+                tags = [tag_names[t] for t in table.columns["tag"][where].tolist()]
+                out.append(bio_to_spans(note_tokens, tags, confidence[where].tolist(),
+                                        source=self.name))
+            report(progress, "tag", len(out), len(notes))
+        return out
+
+    # -- the rules, readable ------------------------------------------------------------------
+    def readable_rules(self) -> str:
+        """The learned transformations as the text of ``transformations.tsv``."""
+        lines = [
+            "# tbed transformations, applied in this order to the rules tagger's BIO tags: a rule",
+            "# gives new_tag to every token meeting all its conditions. feature[offset]: offset",
+            f"# -{WINDOW}..{WINDOW} from the token; word (lower case), shape, gaz (gazetteer class),",
+            "# tag (current tag), doc (label of PHI on another occurrence of the word in the note).",
+            "# fixes/breaks: training tokens made right/wrong; gain weighs misses by recall_weight.",
+            _HEADER,
+        ]
+        for rank, rule in enumerate(self.transformations, 1):
+            lines.append(f"{rank}\t{rule.condition_text()}\t{rule.new_tag}\t{rule.fixes}\t"
+                         f"{rule.breaks}\t{rule.gain:g}")
+        return "\n".join(lines) + "\n"
+
+    # -- persistence --------------------------------------------------------------------------
+    def _save_state(self, directory: Path) -> None:
+        if not self.labels:
+            raise ModelError("the tbed tagger has not been trained; nothing to save")
+        self.rules_tagger.save(directory / RULES_DIR)
+        (directory / TRANSFORMATIONS_FILE).write_text(self.readable_rules(), encoding="utf-8")
+
+    def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
+        rules_dir = directory / RULES_DIR
+        if not rules_dir.is_dir():
+            raise ModelError(f"{directory}: the tbed model lacks its rules tagger ({rules_dir})")
+        self.rules_tagger = RulesTagger.load(rules_dir)
+        path = directory / TRANSFORMATIONS_FILE
+        if not path.is_file():
+            raise ModelError(f"{directory}: the tbed model lacks {TRANSFORMATIONS_FILE}")
+        self.transformations = read_transformations(path, self.labels)
+        if not self.labels:
+            raise ModelError(f"{directory / 'model.json'}: the tbed model lists no labels")
+
+
+def read_transformations(path: Path, labels: Sequence[str]) -> list[Transformation]:
+    """Parse ``transformations.tsv``; anything malformed is a :class:`ModelError` naming the
+    file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"{path}: not UTF-8 text ({exc})") from None
+    valid_tags = {OUTSIDE} | {p + lab for lab in labels for p in ("B-", "I-")}
+    rules: list[Transformation] = []
+    header_seen = False
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if not header_seen:
+            if line != _HEADER:
+                raise ModelError(f"{path}, line {line_no}: expected the header "
+                                 f"{_HEADER.replace(chr(9), ' ')!r}")
+            header_seen = True
+            continue
+        try:
+            fields = line.split("\t")
+            if len(fields) != 6:
+                raise ValueError(f"{len(fields)} tab-separated fields instead of 6")
+            rank, conditions, new_tag, fixes, breaks, gain = fields
+            if int(rank) != len(rules) + 1:
+                raise ValueError(f"rank {rank} out of order (expected {len(rules) + 1})")
+            if new_tag not in valid_tags:
+                raise ValueError(f"new tag {new_tag!r} is not O or B-/I- of the model's labels")
+            parsed = parse_conditions(conditions)
+            for feature, offset, value in parsed:
+                if feature == "tag" and value not in valid_tags and value != PAD:
+                    raise ValueError(f"condition tag {value!r} is not a tag of the model")
+            rule = Transformation(parsed, new_tag, int(fixes), int(breaks), float(gain))
+            if rule.fixes < 0 or rule.breaks < 0:
+                raise ValueError("fixes and breaks must be >= 0")
+        except ValueError as exc:
+            raise ModelError(f"{path}, line {line_no}: corrupt transformation ({exc})") from None
+        rules.append(rule)
+    if not header_seen:
+        raise ModelError(f"{path}: no header line {_HEADER.replace(chr(9), ' ')!r} (corrupt?)")
+    return rules
+
+
+__all__ = ["TbedTagger", "DEFAULTS", "read_transformations", "TRANSFORMATIONS_FILE"]
