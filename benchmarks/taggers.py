@@ -188,7 +188,10 @@ def main() -> int:
                  "| test token P | test token R |", "|---|---|---|---|---|---|---|"]
         main = None
         for label, subset, groups in configs:
-            tagger = StackedTagger(members=subset, features=groups, folds=args.folds, seed=args.seed)
+            # ablations keep the classifier the full configuration chose (inner CV is costly)
+            kind = main[0].training["classifier"] if main else "auto"
+            tagger = StackedTagger(members=subset, features=groups, folds=args.folds, seed=args.seed,
+                                   classifier=kind)
             started = time.perf_counter()
             tagger.fit_classifier(train, cv, [trained[m][0] for m in subset])
             train_s = (time.perf_counter() - started + sum(cv_seconds[m] for m in subset)

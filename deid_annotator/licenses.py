@@ -42,12 +42,18 @@ _TEXTS_SHIPPED_HERE = {
     "pyside6-essentials": ("LGPL-3.0.txt", "GPL-3.0.txt"),
     "shiboken6": ("LGPL-3.0.txt", "GPL-3.0.txt"),
 }
-#: Where the CPython licence is: copied into the bundle by the build, else the install's.
-_PYTHON_LICENSE = (
-    ROOT / "licenses" / "Python-LICENSE.txt",
-    Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "LICENSE.txt",
-    Path(sys.base_prefix) / "LICENSE.txt",   # Windows installs
-)
+#: Where the build copies CPython's licence into the bundle (the bundle has no install).
+PYTHON_LICENSE_IN_BUNDLE = "licenses/Python-LICENSE.txt"
+
+
+def installed_python_license() -> Path | None:
+    """CPython's licence file of this Python installation (None if it has none)."""
+    lib = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    for path in (Path(sys.base_prefix) / "lib" / lib / "LICENSE.txt",
+                 Path(sys.base_prefix) / "LICENSE.txt"):      # Windows installs
+        if path.is_file():
+            return path
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,11 +229,9 @@ def notice(name: str, *, texts: bool = True, role: str = "code") -> Notice | Non
 def python_notice(texts: bool = True) -> Notice:
     """The Python runtime itself (the bundle carries its interpreter and standard library)."""
     body: tuple[tuple[str, str], ...] = ()
-    if texts:
-        for path in _PYTHON_LICENSE:
-            if path.is_file():
-                body = (("LICENSE.txt", path.read_text(encoding="utf-8", errors="replace")),)
-                break
+    path = ROOT / PYTHON_LICENSE_IN_BUNDLE if FROZEN else installed_python_license()
+    if texts and path is not None and path.is_file():
+        body = (("LICENSE.txt", path.read_text(encoding="utf-8", errors="replace")),)
     return Notice("Python", platform.python_version(), "PSF-2.0", body, "https://www.python.org/")
 
 
@@ -284,7 +288,7 @@ def render_notices(notices: list[Notice]) -> str:
 
 
 #: The components whose versions the About dialog and ``about`` show.
-ABOUT_COMPONENTS = ("PySide6-Essentials", "torch", "spacy", "scikit-learn", "sklearn-crfsuite",
+ABOUT_COMPONENTS = ("PySide6-Essentials", "torch", "spacy", "scikit-learn", "python-crfsuite",
                     "sqlite-utils")
 
 

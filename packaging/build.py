@@ -103,7 +103,9 @@ def build(dist: Path, work: Path, gpu: bool = False, clean: bool = False) -> dic
     seconds = time.monotonic() - started
     bundle = dist / contents.APP_NAME
     total, largest = contents.size_by_component(bundle)
-    shipped = json.loads((work / "bundled-distributions.json").read_text(encoding="utf-8"))
+    # the spec's workpath is WORK/<spec name>
+    listed = work / contents.APP_NAME / "bundled-distributions.json"
+    shipped = json.loads(listed.read_text(encoding="utf-8"))
     info = {
         "name": contents.APP_NAME, "version": contents.version(),
         "built": datetime.now(timezone.utc).isoformat(timespec="seconds"),

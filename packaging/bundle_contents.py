@@ -37,10 +37,10 @@ EXCLUDED_MODULES = (
     # optional bulk engine; the CLI says how to get it when asked for
     "ray",
     # test and notebook tooling pulled in by optional imports
-    "pytest", "_pytest", "hypothesis", "pytestqt", "IPython", "jupyter", "notebook",
+    "pytest", "_pytest", "py", "hypothesis", "pytestqt", "IPython", "jupyter", "notebook",
     "tkinter", "_tkinter", "tensorboard", "torch.utils.tensorboard",
     "spacy.tests", "thinc.tests", "srsly.tests", "catalogue.tests", "confection.tests",
-    "torch.testing._internal", "matplotlib.tests", "numpy.tests", "scipy.conftest",
+    "matplotlib.tests", "numpy.tests", "scipy.conftest",
 )
 #: Kept out of the CPU bundle only.
 CUDA_MODULES = ("triton", "nvidia")
@@ -54,6 +54,8 @@ UNUSED_FILES = (
     "*/tests/*", "*/test_data/*",
     "PySide6/Qt/translations/*", "PySide6/Qt/libexec/*",
 )
+#: Kept although a pattern above matches: ``import torch`` checks that this file exists.
+NEEDED_FILES = ("torch/bin/torch_shm_manager",)
 CUDA_FILES = ("nvidia/*", "triton/*", "*/libcu*.so*", "*/libnccl*.so*", "*/libcudnn*.so*",
               "*/libnv*.so*", "torch/lib/libtorch_cuda*.so", "torch/lib/libc10_cuda.so")
 
@@ -103,6 +105,8 @@ def excluded_modules(gpu: bool = False) -> list[str]:
 
 def _unused(dest: str, gpu: bool) -> bool:
     dest = dest.replace(os.sep, "/")
+    if dest in NEEDED_FILES:
+        return False
     patterns = UNUSED_FILES + (() if gpu else CUDA_FILES)
     return any(fnmatch.fnmatch(dest, p) for p in patterns)
 

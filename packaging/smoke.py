@@ -184,7 +184,8 @@ def smoke(bundle: Path, source_python: str | None = None, isolate: bool | None =
         model = Path(about["default_models"]["crf-synthetic"])
         r.run(["tag", "--model", str(model), "--format", "jsonl", "--corpus", str(notes),
                "--out", str(r.cwd / "tagged.jsonl")])
-        tagged = [json.loads(x) for x in (r.cwd / "tagged.jsonl").read_text(encoding="utf-8").splitlines()]
+        tagged = [json.loads(x) for x in
+                  (r.cwd / "tagged.jsonl").read_text(encoding="utf-8").splitlines()]
         spans = sum(len(t["spans"]) for t in tagged)
         check(spans > 0, "tag with the default model found no PHI in 20 demo notes")
         log(f"  tag with the default model crf-synthetic: {spans} spans in {len(tagged)} notes")

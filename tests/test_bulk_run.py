@@ -3,7 +3,6 @@ interruption and resume; de-identification stays consistent per patient across c
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
 
@@ -15,7 +14,7 @@ from deid_annotator.bulk.checkpoint import checkpoint_folder
 from deid_annotator.cli import main
 from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.errors import CancelledError, DeidError
-from deid_annotator.formats import read_corpus, write_corpus
+from deid_annotator.formats import read_corpus
 from deid_annotator.progress import Progress
 
 
@@ -238,6 +237,16 @@ def test_clear_errors(model, corpus, tmp_path, capsys):
     assert main(["tag", "--model", str(model), "--format", "jsonl", "--corpus",
                  str(source), "--out", str(tmp_path / "o.jsonl"), "--workers", "0"]) == 2
     assert "--workers must be a positive number" in capsys.readouterr().err
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(model, broken)
+    (broken / "crf.crfsuite").write_bytes(b"not a model")
+    assert main(["tag", "--model", str(broken), "--format", "jsonl", "--corpus", str(source),
+                 "--out", str(tmp_path / "o.jsonl"), "--workers", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "model files are unreadable or corrupt" in err and "Traceback" not in err
+    assert not checkpoint_folder(tmp_path / "o.jsonl").exists()   # nothing done: nothing kept
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "text": "x"}\n{"id": "b"}\n', encoding="utf-8")
     assert main(["deidentify", "--format", "jsonl", "--corpus", str(bad), "--out",

@@ -60,7 +60,7 @@ def test_python_itself_is_listed_first_with_its_licence():
     notices = licenses.collect_notices(["sqlite-utils"])
     python = notices[0]
     assert python.name == "Python" and python.license == "PSF-2.0"
-    if any(p.is_file() for p in licenses._PYTHON_LICENSE):
+    if licenses.installed_python_license() is not None:
         assert "PYTHON SOFTWARE FOUNDATION LICENSE" in python.texts[0][1]
     assert [n.name for n in notices if n.role == "code"][1:] == ["sqlite-utils"]
 
@@ -93,6 +93,14 @@ def test_in_a_bundle_the_shipped_list_is_what_can_be_imported(monkeypatch):
     shipped = licenses.shipped_distributions()
     assert {"torch", "deid-annotator", "pyside6-essentials"} <= set(shipped)
     assert "names-dataset" not in shipped     # metadata present (data source), code not
+
+
+def test_in_a_bundle_python_s_licence_is_the_copy_the_build_made(monkeypatch, tmp_path):
+    (tmp_path / "licenses").mkdir()
+    (tmp_path / licenses.PYTHON_LICENSE_IN_BUNDLE).write_text("PSF LICENSE AGREEMENT (copy)")
+    monkeypatch.setattr(licenses, "FROZEN", True)
+    monkeypatch.setattr(licenses, "ROOT", tmp_path)
+    assert licenses.python_notice().texts == (("LICENSE.txt", "PSF LICENSE AGREEMENT (copy)"),)
 
 
 def test_about_info_reads_versions_without_importing():

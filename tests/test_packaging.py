@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -64,12 +63,14 @@ def test_nothing_under_shared_is_bundled(tmp_path, monkeypatch):
 def test_unused_files_and_cuda_stay_out():
     toc = [(dest, "/src/" + dest, "BINARY") for dest in (
         "torch/lib/libtorch_cpu.so", "torch/lib/libtorchbind_test.so", "torch/test/test_api",
-        "torch/bin/protoc", "torch/include/ATen/ATen.h", "spacy/tests/conftest.txt",
+        "torch/bin/protoc", "torch/bin/torch_shm_manager", "torch/include/ATen/ATen.h",
+        "spacy/tests/conftest.txt",
         "PySide6/Qt/translations/qt_de.qm", "PySide6/Qt/plugins/platforms/libqoffscreen.so",
         "nvidia/cublas/lib/libcublas.so.12", "torch/lib/libtorch_cuda.so",
         "resources/demo/notes.jsonl")]
     kept = [e[0] for e in contents.drop_unused(toc)]
-    assert kept == ["torch/lib/libtorch_cpu.so", "PySide6/Qt/plugins/platforms/libqoffscreen.so",
+    assert kept == ["torch/lib/libtorch_cpu.so", "torch/bin/torch_shm_manager",
+                    "PySide6/Qt/plugins/platforms/libqoffscreen.so",
                     "resources/demo/notes.jsonl"]
     kept_gpu = [e[0] for e in contents.drop_unused(toc, gpu=True)]
     assert "nvidia/cublas/lib/libcublas.so.12" in kept_gpu and "torch/lib/libtorch_cuda.so" in kept_gpu
@@ -112,7 +113,8 @@ def test_size_by_component(tmp_path):
 def test_the_spec_is_valid_python_building_main_py():
     spec = (PACKAGING / "deid-annotator.spec").read_text(encoding="utf-8")
     tree = ast.parse(spec)
-    calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    calls = {n.func.id for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     assert {"Analysis", "PYZ", "EXE", "COLLECT"} <= calls
     assert 'REPO / "main.py"' in spec and "drop_unused" in spec and "write_notices" in spec
 

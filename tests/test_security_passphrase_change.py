@@ -257,8 +257,8 @@ def test_killed_at_any_moment_the_project_opens_with_one_of_the_two(project_path
         assert state["notes"] == before["notes"] and state["spans"] == before["spans"]
         with Project.open(project_path, passphrase=current, read_only=True) as p:
             assert p.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    change_passphrase(project_path, current, NEW)     # cleans up after the killed ones
+    change_passphrase(project_path, current, OLD)     # cleans up after the killed ones
     assert side_files(project_path.parent) == []
-    assert snapshot(project_path, NEW)["notes"] == before["notes"]
+    assert snapshot(project_path, OLD)["notes"] == before["notes"]
     print(f"one change: {duration:.2f} s; kills: {len(outcomes)}, completed before the kill: "
           f"{sum(outcomes)}")

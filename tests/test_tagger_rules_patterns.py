@@ -73,6 +73,16 @@ def test_phone_fax_pager():
     assert ("54321", "PHONE.pager") in got
 
 
+def test_phone_after_a_word_and_hyphen_with_extensions():
+    text = "CELL-410 202-6694 & HOME-671-9309, PG 33445, call 555-1234 x45; lab 12-410 555-1234"
+    got = hits(text, P.PHONE)
+    assert ("410 202-6694", "PHONE.phone") in got
+    assert ("671-9309", "PHONE.phone7") in got
+    assert ("33445", "PHONE.pager") in got
+    assert ("555-1234 x45", "PHONE.phone7") in got
+    assert ("410 555-1234", "PHONE.phone") not in got  # part of "12-410 ..."
+
+
 def test_contact_and_ids():
     text = ("mail john.doe@example.org, see http://www.example.com/x, host 192.168.1.20. "
             "SSN 123-45-6789, MRN: 1234567, MR# 99887766, acct 5554433")

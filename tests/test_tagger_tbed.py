@@ -158,14 +158,15 @@ def test_recall_weight_makes_a_rule_that_fixes_misses_worth_its_false_alarms():
     assert [(r.new_tag, r.fixes, r.breaks, r.gain) for r in rules] == [("B-Room", 2, 2, 4.0)]
 
 
-def test_scores_kept_between_rules_equal_a_fresh_count(monkeypatch):
+def test_scores_kept_between_rules_equal_a_fresh_count(monkeypatch, resources_dir):
     """The learner updates candidate scores incrementally; they must equal exact counts."""
-    from deid_annotator.synthetic import generate_corpus
+    from deid_annotator.synthetic import read_jsonl
 
-    notes = generate_corpus(8, seed=3).notes  # many labels and errors: many candidates
+    # synthetic demo notes: many labels and errors, so many candidates
+    notes = read_jsonl(resources_dir / "demo" / "notes.jsonl").notes[:8]
     tagger = TbedTagger(max_rules=0).fit(notes)  # only to get a fitted rules tagger
-    tokens, initial, _ = tagger._initial(notes)
-    table = TokenTable(tokens, initial, tagger.labels, load_gazetteers())
+    tokens, initial, _, rule_keys = tagger._initial(notes)
+    table = TokenTable(tokens, initial, tagger.labels, load_gazetteers(), rule_keys)
     from deid_annotator.tokenization import spans_to_bio
 
     gold = _gold(table, [spans_to_bio(t, n.spans)[0] for t, n in zip(tokens, notes)], tokens)
@@ -177,11 +178,11 @@ def test_scores_kept_between_rules_equal_a_fresh_count(monkeypatch):
         return real_update(scores, *args)
 
     monkeypatch.setattr(tbed_learn, "_update_scores", spy)
-    rules = learn_transformations(table, gold, recall_weight=2.0, min_gain=1.0)
-    assert len(rules) >= 20
+    rules = learn_transformations(table, gold, recall_weight=2.0, min_gain=1.0, max_rules=30)
+    assert len(rules) == 30
     loss = tbed_learn.loss_matrix(table, 2.0)
     checked = 0
-    for (t, values), known in seen["scores"].items():
+    for (t, values), known in list(seen["scores"].items())[:400]:  # enough, and fast
         conditions = [(f, d, v) for (f, d), v in zip(tbed_learn.TEMPLATES[t], values)]
         for target, (gain, fixes, breaks) in known.items():
             exact = tbed_learn._score(table, gold, loss, conditions, target)
@@ -224,7 +225,7 @@ def test_registry_and_options():
     with pytest.raises(DeidError, match="unknown option.*colour"):
         TbedTagger(colour="red")
     for bad in ({"recall_weight": 0.5}, {"min_gain": 0}, {"max_rules": "many"},
-                {"rules_min_confidence": 2}):
+                {"max_rules": -1}):
         with pytest.raises(DeidError, match="tbed tagger: bad option"):
             TbedTagger(**bad)
 
@@ -274,7 +275,8 @@ def test_save_load_round_trip_with_readable_rules(trained, tmp_path):
     (lambda lines: lines[:-1] + [lines[-1].replace("tag[0]=", "tag[0]:", 1)],
      r"line \d+: corrupt.*unreadable condition"),
     (lambda lines: [ln for ln in lines if not ln.startswith("rank")], r"line \d+: expected the header"),
-    (lambda lines: lines[:6] + lines[7:], r"line \d+: corrupt.*rank 2 out of order"),
+    (lambda lines: [("3" + ln[1:] if ln.startswith("1\t") else ln) for ln in lines],
+     r"line \d+: corrupt.*rank 3 out of order \(expected 1\)"),
 ])
 def test_corrupt_rules_file_is_a_clear_model_error(trained, tmp_path, edit, message):
     directory = trained.save(tmp_path / "tbed")

@@ -26,14 +26,18 @@ _POLL_SECONDS = 0.5
 Task = tuple[int, list[Note]]
 
 
-def make_engine(name: str, spec: JobSpec, workers: int, ray_address: str | None = None):
+def check_engine(name: str, workers: int) -> None:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise DeidError(f"--workers must be a positive number, not {workers!r}")
+    if name not in ENGINES:
+        raise DeidError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+
+
+def make_engine(name: str, spec: JobSpec, workers: int, ray_address: str | None = None):
+    check_engine(name, workers)
     if name == "local":
         return InProcessEngine(spec) if workers == 1 else LocalPoolEngine(spec, workers)
-    if name == "ray":
-        return RayEngine(spec, workers, ray_address)
-    raise DeidError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+    return RayEngine(spec, workers, ray_address)
 
 
 class InProcessEngine:
@@ -58,14 +62,20 @@ class InProcessEngine:
 
 # -- a local pool of processes --------------------------------------------------------------
 _WORKER: ChunkWorker | None = None
+_START_ERROR: Exception | None = None
 
 
 def _start_worker(spec: JobSpec) -> None:
-    global _WORKER
-    _WORKER = ChunkWorker(spec)
+    global _WORKER, _START_ERROR
+    try:
+        _WORKER = ChunkWorker(spec)
+    except Exception as exc:  # e.g. a corrupt model: reported with the first chunk, as itself
+        _START_ERROR = exc     # (a failing initializer would only say "broken pool")
 
 
 def _process(index: int, notes: list[Note]) -> ChunkResult:
+    if _START_ERROR is not None:
+        raise _START_ERROR
     return _WORKER.process(index, notes)
 
 
@@ -128,6 +138,7 @@ class _RayWorker:
 
     def __init__(self, spec: JobSpec, model_files: dict[str, bytes] | None):
         self.folder = None
+        self.error: Exception | None = None
         model_dir = None
         if model_files is not None:
             self.folder = tempfile.mkdtemp(prefix="deid-model-")  # 0700: a model may hold names
@@ -136,9 +147,14 @@ class _RayWorker:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             model_dir = self.folder
-        self.worker = ChunkWorker(spec, model_dir)
+        try:
+            self.worker = ChunkWorker(spec, model_dir)
+        except Exception as exc:   # reported with the first chunk, as itself (not "actor died")
+            self.error = exc
 
     def process(self, index: int, notes: list[Note]) -> ChunkResult:
+        if self.error is not None:
+            raise self.error
         return self.worker.process(index, notes)
 
     def close(self) -> None:
@@ -176,7 +192,8 @@ class RayEngine:
             if self.address is None:
                 options["num_cpus"] = self.workers
             try:
-                ray.init(address=self.address, **options)
+                # "local": a new private runtime even if another Ray runs on this machine
+                ray.init(address=self.address or "local", **options)
             except Exception as exc:  # a bad address, or a runtime that cannot start
                 raise DeidError(f"Ray could not start or connect ({self.address or 'local'}): "
                                 f"{exc}") from exc

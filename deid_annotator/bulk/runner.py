@@ -19,12 +19,12 @@ from typing import Any, Iterator
 
 from ..corpus import Note
 from ..deidentify import DeidentifyStats, SurrogateMapping
-from ..errors import DeidError
+from ..errors import DeidError, FormatError
 from ..progress import Progress, report
 from .assemble import assemble
 from .checkpoint import Checkpoint
 from .csv_notes import CsvColumns
-from .engines import make_engine
+from .engines import check_engine, make_engine
 from .jobs import DeidentifyTask, JobSpec, TagTask, merge_stats
 from .readers import chunked, iter_notes
 
@@ -53,6 +53,7 @@ class BulkResult:
     chunks: int
     resumed_chunks: int     # done by an earlier, interrupted run
     seconds: float          # wall time of this run
+    work_seconds: float = 0.0   # time the workers spent on chunks (all runs): notes / it = one worker's rate
     stats: DeidentifyStats | None = None
     mapping: SurrogateMapping | None = None
     leaks: list[str] = field(default_factory=list)
@@ -66,6 +67,9 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
     started = time.perf_counter()
     if isinstance(job.chunk_size, bool) or not isinstance(job.chunk_size, int) or job.chunk_size < 1:
         raise DeidError(f"--chunk-size must be a positive number, not {job.chunk_size!r}")
+    check_engine(job.engine, job.workers)
+    if not Path(job.out).parent.is_dir():
+        raise FormatError("the folder to write into does not exist", Path(job.out).parent)
     task = job.spec.task
     deidentify = isinstance(task, DeidentifyTask)
     fresh_seed = {"seed": task.seed if task.seed is not None else secrets.randbits(63)} if deidentify else {}
@@ -97,20 +101,25 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
             yield index, chunk
 
     report(progress, stage, 0)
-    with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
-        for result in engine.results(tasks()):
-            if progress is not None:
-                progress.check()
-            if result is None:
-                continue
-            checkpoint.record(result)
-            done_notes += result.notes
-            report(progress, stage, done_notes)
+    try:
+        with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
+            for result in engine.results(tasks()):
+                if progress is not None:
+                    progress.check()
+                if result is None:
+                    continue
+                checkpoint.record(result)
+                done_notes += result.notes
+                report(progress, stage, done_notes)
+    except BaseException:
+        if not checkpoint.done:
+            checkpoint.remove()   # nothing done yet: nothing worth resuming
+        raise
     records = [checkpoint.done[i] for i in range(chunks)]
     parts = [checkpoint.part(i) for i in range(chunks)]
     assemble(spec.out_format, parts, job.out, job.columns)
     result = BulkResult(sum(r["notes"] for r in records), sum(r["spans"] for r in records), chunks,
-                        resumed, time.perf_counter() - started)
+                        resumed, time.perf_counter() - started, sum(r["seconds"] for r in records))
     if deidentify:
         result.stats = merge_stats([r["stats"] for r in records])
         result.leaks = [leak for r in records for leak in r["leaks"]]

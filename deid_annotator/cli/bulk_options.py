@@ -65,9 +65,9 @@ def bulk_job(args: argparse.Namespace, spec, out: Path):
     from ..bulk import DEFAULT_CHUNK_SIZE, BulkJob
 
     return BulkJob(args.format, args.corpus, out, spec, columns=csv_columns(args),
-                   engine=args.engine or "local",
-                   workers=args.workers or 1, ray_address=args.ray_address,
-                   chunk_size=args.chunk_size or DEFAULT_CHUNK_SIZE, resume=args.resume)
+                   engine=args.engine or "local", ray_address=args.ray_address, resume=args.resume,
+                   workers=1 if args.workers is None else args.workers,
+                   chunk_size=DEFAULT_CHUNK_SIZE if args.chunk_size is None else args.chunk_size)
 
 
 @contextmanager

@@ -80,7 +80,14 @@ def select_random(pool: Sequence[str], size: int, seed: int = 0, batch_number: i
         picked = list(pool)
         _rng(seed, batch_number).shuffle(picked)
         return picked
-    return _rng(seed, batch_number).sample(list(pool), size)
+    # Drawn by position (the same notes as sampling a list of the pool): a store's lazy pool
+    # of a million notes then fetches only the ids drawn.
+    return _pick(pool, _rng(seed, batch_number).sample(range(len(pool)), size))
+
+
+def _pick(pool: Sequence[str], positions: list[int]) -> list[str]:
+    take = getattr(pool, "take", None)   # a store's NotePool fetches them in one query
+    return take(positions) if take is not None else [pool[p] for p in positions]
 
 
 # -- uncertainty --------------------------------------------------------------------------
@@ -201,10 +208,13 @@ def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[
                   length_power: float = LENGTH_POWER, progress: Progress | None = None
                   ) -> ActiveChoice:
     """Pick ``size`` notes of ``pool`` by uncertainty under ``tagger`` and diversity."""
-    ids = list(pool)
-    if len(ids) > sample_limit:
-        ids = _rng(seed, batch_number).sample(ids, sample_limit)
-        ids.sort(key={i: k for k, i in enumerate(pool)}.__getitem__)  # keep pool order
+    if isinstance(sample_limit, bool) or not isinstance(sample_limit, int) or sample_limit < 1:
+        raise DeidError(f"the active strategy's sample must be a positive number of notes, "
+                        f"not {sample_limit!r}")
+    if len(pool) > sample_limit:   # a random sample, in pool order
+        ids = _pick(pool, sorted(_rng(seed, batch_number).sample(range(len(pool)), sample_limit)))
+    else:
+        ids = list(pool)
     notes = read_notes(ids)
     report(progress, "score", 0, len(notes), "scoring uncertainty")
     scores, signal = uncertainties(tagger, notes, measure, progress=progress,

@@ -17,8 +17,9 @@ Import contract
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..corpus import Corpus, Note, Span
 from ..errors import CancelledError, DeidError, SpanError
@@ -47,6 +48,61 @@ def span_filter(kind: str | None, alias: str = "s") -> str:
     if kind == "accepted":
         return f"{alias}.source IN ('model', 'human') AND {alias}.status IN ('accepted', 'corrected')"
     raise DeidError(f"unknown kind of spans {kind!r}; choose one of gold, model, accepted, human")
+
+
+class NotePool(Sequence[str]):
+    """The note ids of the pool to draw batches from, in import order, fetched by position
+    on demand. Row numbers of notes run without gaps in a project that only imports (a
+    note's row is the next number), so the pool is held as the range of rows minus the
+    few rows not in it (gold notes, notes in batches): a million-note pool costs a few
+    lookups, not a million strings. A snapshot: valid while the project does not change."""
+
+    def __init__(self, project: "NotesMixin", first: int, last: int, excluded: Sequence[int]):
+        self._project = project
+        self._first = first
+        self._excluded = sorted(set(excluded))   # rows in [first, last] not in the pool
+        self._len = max(0, last - first + 1 - len(self._excluded))
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.take(range(self._len)[index])
+        return self.take([range(self._len)[index]])[0]
+
+    def __iter__(self) -> Iterator[str]:
+        for first in range(0, self._len, 10_000):
+            yield from self.take(range(first, min(first + 10_000, self._len)))
+
+    def _row(self, position: int) -> int:
+        # The rows excluded before the answer: the last excluded row x_i (i-th, 0-based)
+        # with x_i - first - i <= position pushes the answer i + 1 rows further.
+        skipped = bisect_right(_Shifted(self._excluded, self._first), position)
+        return self._first + position + skipped
+
+    def take(self, positions: Iterable[int]) -> list[str]:
+        """The ids at these positions, in that order."""
+        pks = [self._row(p) for p in positions]
+        found: dict[int, str] = {}
+        for first in range(0, len(pks), 900):
+            part = pks[first:first + 900]
+            found.update(self._project._all(
+                f"SELECT id, ext_id FROM notes WHERE id IN ({','.join('?' * len(part))})", part))
+        return [found[pk] for pk in pks]
+
+
+class _Shifted(Sequence[int]):
+    """``x_i - first - i`` of sorted rows ``x``: how many pool rows come before each."""
+
+    def __init__(self, rows: list[int], first: int):
+        self._rows, self._first = rows, first
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: int) -> int:
+        return self._rows[i] - self._first - i
 
 
 def _names(ids: Iterable[str], limit: int = 10) -> str:
@@ -176,6 +232,8 @@ class NotesMixin:
 
     def _existing_ids(self, ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
+        if self.db.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
+            return found   # a first import: nothing to look up (a query per 900 notes saved)
         for first in range(0, len(ids), 900):  # stay under SQLite's bound-parameter limit
             part = ids[first:first + 900]
             found.update(r[0] for r in self.db.execute(
@@ -246,6 +304,24 @@ class NotesMixin:
         """All note ids in import order (``gold`` as in :meth:`note_count`)."""
         where = "" if gold is None else (" WHERE gold_at IS NOT NULL" if gold else " WHERE gold_at IS NULL")
         return [r[0] for r in self._all("SELECT ext_id FROM notes" + where + " ORDER BY id")]
+
+    def unannotated_pool(self) -> NotePool:
+        """The notes in no batch and without gold, in import order (as
+        :meth:`unannotated_note_ids`), as a :class:`NotePool` that fetches ids on demand."""
+        with self._lock:
+            first, last, count = self._one("SELECT min(id), max(id), count(*) FROM notes")
+            if not count:
+                return NotePool(self, 1, 0, [])
+            if last - first + 1 == count:   # no gaps: only gold and batched rows to leave out
+                excluded = [r[0] for r in self._all(
+                    "SELECT id FROM notes INDEXED BY notes_gold_at WHERE gold_at IS NOT NULL "
+                    "UNION SELECT note_id FROM batch_notes")]
+            else:   # rows were deleted (an undone import): list the gaps too, the slow way
+                pool = {r[0] for r in self._all(
+                    "SELECT id FROM notes n WHERE gold_at IS NULL AND NOT EXISTS "
+                    "(SELECT 1 FROM batch_notes bn WHERE bn.note_id = n.id)")}
+                excluded = [pk for pk in range(first, last + 1) if pk not in pool]
+        return NotePool(self, first, last, excluded)
 
     def has_note(self, note_id: str) -> bool:
         return self._one("SELECT 1 FROM notes WHERE ext_id = ?", (note_id,)) is not None

@@ -242,11 +242,18 @@ def _v3_team_annotation(db: Database) -> None:
         db.execute(statement)
 
 
+def _v4_pool_index(db: Database) -> None:
+    """The pool of notes to annotate is read from an index, not by scanning every note's
+    text: next batch in well under a second with a million notes."""
+    db.execute("CREATE INDEX IF NOT EXISTS notes_gold_at ON notes(gold_at)")
+
+
 #: Migrations in the order they are applied; schema version N = the first N applied.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_initial,
     _v2_model_archives,
     _v3_team_annotation,
+    _v4_pool_index,
 ]
 
 

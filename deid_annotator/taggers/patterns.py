@@ -273,12 +273,16 @@ def _patterns() -> tuple[_Pattern, ...]:
         # ---- phone and fax ------------------------------------------------------
         P(c(r"(?i:fax|facsimile)\s*(?:#|no\.?|number)?\s*:?\s*(?P<p>(?:\+?1[\s.\-]?)?\(?\d{3}"
             r"\)?[\s.\-]?\d{3}[\s.\-]?\d{4})(?!\d)"), PHONE, "fax", 0.95, group="p"),
-        P(c(r"(?<![\d\-/.])(?:\+?1[\s.\-])?(?:\(\d{3}\)\s*|\d{3}[\s.\-]?)\d{3}[\s.\-]\d{4}"
+        # a hyphen before the number is a separator after a word ("CELL-410 555-1234"),
+        # not part of a longer number ("12-410 555-1234")
+        P(c(r"(?<![\d/.])(?<![\d/.]-)(?:\+?1[\s.\-])?(?:\(\d{3}\)\s*|\d{3}[\s.\-]?)\d{3}"
+            r"[\s.\-]\d{4}"
             r"(?:\s*(?:x|ext\.?)\s*\d{1,5})?(?![\d\-/])", _I), PHONE, "phone", 0.9),
         P(c(r"(?<![\d\-/.])\d{6}[\s.\-]\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
         P(c(r"(?<![\d\-/.])\(?\d{3}\)?/\d{3}/\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
-        P(c(r"(?<![\d\-/.:])\d{3}-\d{4}(?![\d\-/])"), PHONE, "phone7", 0.6, check=_check_phone7),
-        P(c(r"(?i:pager|beeper|pgr|page|beep|cell|mobile|phone|tel|telephone|ph|call|"
+        P(c(r"(?<![\d/.:])(?<![\d/.:]-)\d{3}-\d{4}(?:\s*(?:x|ext\.?)\s*\d{2,5}\b)?"
+            r"(?![\d\-/])", _I), PHONE, "phone7", 0.6, check=_check_phone7),
+        P(c(r"(?i:pager|beeper|pgr|pg|page|beep|cell|mobile|phone|tel|telephone|ph|call|"
             r"callback|ext|extension)\s*(?:#|no\.?|number|num)?\s*:?\s*#?\s*"
             r"(?P<p>\d[\d\-.]{2,12}\d)(?![\d/:]|\.\d)"), PHONE, "pager", 0.85, group="p"),
         # ---- identifiers --------------------------------------------------------------

@@ -186,6 +186,15 @@ def _name_run(c: _Ctx, i: int, after_cue: bool, max_tokens: int = 3, strong: boo
             j += 2
             taken += 1
             continue
+        # O'Connell, D'Angelo: one letter glued to an apostrophe and a word (the letter alone
+        # scores 0, so the run would stop before the name)
+        if j + 2 < n and len(c.words[j]) == 1 and _is_alpha(c, j) and c.words[j + 1] in "'’" \
+                and c.tokens[j + 1].start == c.tokens[j].end \
+                and c.tokens[j + 2].start == c.tokens[j + 1].end and _is_alpha(c, j + 2) \
+                and len(c.words[j + 2]) > 1:
+            j += 3
+            taken += 1
+            continue
         # O'Brien, Smith-Jones: glued apostrophe or hyphen between letters
         if taken and c.words[j] in "'-" and j + 1 < n and c.tokens[j].start == c.tokens[j - 1].end \
                 and c.tokens[j + 1].start == c.tokens[j].end and _is_alpha(c, j + 1):
@@ -599,9 +608,17 @@ class RulesTagger(Tagger):
         return out
 
     def predict_text(self, text: str) -> list[Span]:
+        return self.predict_text_with_matches(text)[0]
+
+    def predict_text_with_matches(self, text: str) -> tuple[list[Span], list[PatternMatch]]:
+        """The spans of :meth:`predict_text` and all the raw rule matches they were chosen
+        from, also those the label mapping switches off (features for the tbed tagger)."""
         if not text.strip():
-            return []
+            return [], []
         matches = find_rule_matches(text, self.tokenizer(text))
+        return self._spans_of(matches), matches
+
+    def _spans_of(self, matches: Sequence[PatternMatch]) -> list[Span]:
         scored = []
         for m in matches:
             label, conf = self.label_for(m.key)

@@ -49,8 +49,8 @@ DEFAULTS: dict[str, Any] = {
     "marginal_threshold": 0.01,   # CRF P(PHI) from which tokens become candidates (None: off)
     "features": list(FEATURE_GROUPS),
     "member_options": {},         # {member name: {option: value}}
-    # passed on to every member
-    "seed": 13, "device": "auto", "max_epochs": None,
+    # passed on to the members that take them
+    "seed": 13, "device": "auto", "max_epochs": None, "pretrained_vectors": None,
 }
 
 

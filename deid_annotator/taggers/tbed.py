@@ -32,7 +32,7 @@ from . import register
 from .base import Tagger, training_summary
 from .gazetteers import load_gazetteers
 from .rules import RulesTagger
-from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
+from .tbed_features import NO_RULE, OUTSIDE, PAD, WINDOW, TokenTable
 from .tbed_learn import Transformation, apply_transformations, learn_transformations, \
     parse_conditions
 
@@ -46,8 +46,6 @@ DEFAULTS: dict[str, Any] = {
     # learning stops when the best rule's gain falls under this (> 0)
     "min_gain": 2.0,
     "max_rules": 1000,
-    # spans of the rules tagger below this confidence are not part of the initial tags
-    "rules_min_confidence": 0.4,
 }
 #: Notes tagged together (one token table each): bounds memory on big batches.
 _PREDICT_CHUNK = 200
@@ -66,7 +64,7 @@ class TbedTagger(Tagger):
         super().__init__(lang=lang, **{**DEFAULTS, **options})
         self._check_options()
         self.transformations: list[Transformation] = []
-        self.rules_tagger = self._new_rules_tagger()
+        self.rules_tagger = RulesTagger(lang=self.lang)
 
     def _check_options(self) -> None:
         o = self.options
@@ -74,36 +72,41 @@ class TbedTagger(Tagger):
             o["recall_weight"] = float(o["recall_weight"])
             o["min_gain"] = float(o["min_gain"])
             o["max_rules"] = int(o["max_rules"])
-            o["rules_min_confidence"] = float(o["rules_min_confidence"])
             if not o["recall_weight"] >= 1.0:
                 raise ValueError("recall_weight must be >= 1")
             if not o["min_gain"] > 0.0:
                 raise ValueError("min_gain must be > 0")
             if o["max_rules"] < 0:
                 raise ValueError("max_rules must be >= 0")
-            if not 0.0 <= o["rules_min_confidence"] <= 1.0:
-                raise ValueError("rules_min_confidence must be in [0, 1]")
         except (TypeError, ValueError) as exc:
             raise DeidError(f"tbed tagger: bad option: {exc}") from None
 
-    def _new_rules_tagger(self) -> RulesTagger:
-        return RulesTagger(lang=self.lang, min_confidence=self.options["rules_min_confidence"])
-
     # -- shared by fit and predict ------------------------------------------------------------
-    def _initial(self, notes: Sequence[Note]
-                 ) -> tuple[list[list[Token]], list[list[str]], list[list[float]]]:
-        """Tokens, the rules tagger's BIO tags and their confidences, per note."""
-        rule_spans = self.rules_tagger.predict(notes)
-        tokens, tags, confidences = [], [], []
-        for note, spans in zip(notes, rule_spans):
-            note_tokens = self.tokenizer(note.text) if note.text.strip() else []
-            conf = [0.0] * len(note_tokens)
-            for first, last, span in align_spans(note_tokens, spans)[0]:
-                conf[first:last] = [span.confidence or 0.0] * (last - first)
-            tokens.append(note_tokens)
-            tags.append(spans_to_bio(note_tokens, spans)[0])
-            confidences.append(conf)
-        return tokens, tags, confidences
+    def _initial(self, notes: Sequence[Note], progress: Progress | None = None
+                 ) -> tuple[list[list[Token]], list[list[str]],
+                                                       list[list[float]], list[list[str]]]:
+        """Per note: tokens, the rules tagger's BIO tags and their confidences, and the key of
+        the most confident raw rule match covering each token."""
+        out: tuple[list, list, list, list] = ([], [], [], [])
+        for k, note in enumerate(notes):
+            if k % 20 == 0:
+                report(progress, "features", k, len(notes), "the rules tagger's tags")
+            spans, matches = self.rules_tagger.predict_text_with_matches(note.text)
+            tokens = self.tokenizer(note.text) if note.text.strip() else []
+            confidence = [0.0] * len(tokens)
+            for first, last, span in align_spans(tokens, spans)[0]:
+                confidence[first:last] = [span.confidence or 0.0] * (last - first)
+            keys = [NO_RULE] * len(tokens)
+            matches = sorted(matches, key=lambda m: (-m.confidence, m.start - m.end, m.start))
+            for first, last, span in align_spans(
+                    tokens, [Span(m.start, m.end, m.key) for m in matches])[0]:
+                for i in range(first, last):
+                    if keys[i] == NO_RULE:
+                        keys[i] = span.label
+            for part, value in zip(out, (tokens, spans_to_bio(tokens, spans)[0], confidence,
+                                         keys)):
+                part.append(value)
+        return out
 
     # -- training -----------------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "TbedTagger":
@@ -116,15 +119,14 @@ class TbedTagger(Tagger):
         started = time.perf_counter()
         o = self.options
         report(progress, "rules", 0, len(notes), "fitting the rules tagger's label mapping")
-        self.rules_tagger = self._new_rules_tagger().fit(notes, progress=progress)
+        self.rules_tagger = RulesTagger(lang=self.lang).fit(notes, progress=progress)
         counts: dict[str, int] = {}
         for n in notes:
             for s in n.spans:
                 counts[s.label] = counts.get(s.label, 0) + 1
         self.labels = sorted(counts, key=lambda lab: (-counts[lab], lab))
-        report(progress, "features", 0, len(notes), "tagging the training notes with the rules")
-        tokens, initial, _ = self._initial(notes)
-        table = TokenTable(tokens, initial, self.labels, load_gazetteers())
+        tokens, initial, _, rule_keys = self._initial(notes, progress)
+        table = TokenTable(tokens, initial, self.labels, load_gazetteers(), rule_keys)
         gold = np.zeros(table.size, dtype=np.int32)
         misaligned, examples = 0, []
         for k, (note, note_tokens) in enumerate(zip(notes, tokens)):
@@ -161,8 +163,8 @@ class TbedTagger(Tagger):
         gaz = load_gazetteers()
         for first in range(0, len(notes), _PREDICT_CHUNK):
             chunk = notes[first:first + _PREDICT_CHUNK]
-            tokens, initial, confidences = self._initial(chunk)
-            table = TokenTable(tokens, initial, self.labels, gaz)
+            tokens, initial, confidences, rule_keys = self._initial(chunk)
+            table = TokenTable(tokens, initial, self.labels, gaz, rule_keys)
             confidence = np.zeros(table.size)
             for k, conf in enumerate(confidences):
                 confidence[table.note_slice(k, len(conf))] = conf
@@ -183,7 +185,8 @@ class TbedTagger(Tagger):
             "# tbed transformations, applied in this order to the rules tagger's BIO tags: a rule",
             "# gives new_tag to every token meeting all its conditions. feature[offset]: offset",
             f"# -{WINDOW}..{WINDOW} from the token; word (lower case), shape, gaz (gazetteer class),",
-            "# tag (current tag), doc (label of PHI on another occurrence of the word in the note).",
+            "# rule (the rules tagger's match), tag (current tag), doc (label of PHI on another",
+            "# occurrence of the word in the note).",
             "# fixes/breaks: training tokens made right/wrong; gain weighs misses by recall_weight.",
             _HEADER,
         ]

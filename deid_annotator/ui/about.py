@@ -44,7 +44,7 @@ def version_lines(info: dict) -> list[tuple[str, str]]:
     return [("Python", info["python"]), ("Qt", qVersion()), ("PySide6", PYSIDE_VERSION),
             ("torch", c.get("torch") or "not installed"), ("spaCy", c.get("spacy") or "—"),
             ("scikit-learn", c.get("scikit-learn") or "—"),
-            ("sklearn-crfsuite", c.get("sklearn-crfsuite") or "—")]
+            ("CRFsuite", c.get("python-crfsuite") or "—")]
 
 
 class AboutDialog(QDialog):
@@ -69,6 +69,7 @@ class AboutDialog(QDialog):
         self.table.setObjectName("licenses")
         self.table.setHorizontalHeaderLabels(["Component", "Version", "Licence"])
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
@@ -92,7 +93,9 @@ class AboutDialog(QDialog):
         split.addWidget(self.table)
         split.addWidget(self.text)
         split.setSizes([330, 200])
-        count = QLabel(f"{len(self.notices)} shipped components, each under its own licence:")
+        data = sum(n.role == "data" for n in self.notices)
+        count = QLabel(f"{len(self.notices) - data} shipped components, each under its own licence, "
+                       f"and {data} packages the gazetteers were derived from:")
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
