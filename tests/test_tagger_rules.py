@@ -157,14 +157,6 @@ def test_names_with_a_one_letter_prefix_and_apostrophe():
     assert got.get("O'Connell") == "NAME" and got.get("d\u2019angelo") == "NAME"
 
 
-def test_predict_text_with_matches_gives_the_spans_and_every_raw_match():
-    tagger = create_tagger("rules")
-    spans, matches = tagger.predict_text_with_matches(NOTE)
-    assert spans == tagger.predict_text(NOTE)
-    assert {m.key for m in matches} == {m.key for m in find_rule_matches(NOTE)}
-    assert tagger.predict_text_with_matches(" \n") == ([], [])
-
-
 def test_manifest_is_json(tmp_path):
     create_tagger("rules", labels=["DATE"]).save(tmp_path / "m")
     manifest = json.loads((tmp_path / "m" / "model.json").read_text())

@@ -165,8 +165,8 @@ def test_scores_kept_between_rules_equal_a_fresh_count(monkeypatch, resources_di
     # synthetic demo notes: many labels and errors, so many candidates
     notes = read_jsonl(resources_dir / "demo" / "notes.jsonl").notes[:8]
     tagger = TbedTagger(max_rules=0).fit(notes)  # only to get a fitted rules tagger
-    tokens, initial, _, rule_keys = tagger._initial(notes)
-    table = TokenTable(tokens, initial, tagger.labels, load_gazetteers(), rule_keys)
+    tokens, initial, _ = tagger._initial(notes)
+    table = TokenTable(tokens, initial, tagger.labels, load_gazetteers())
     from deid_annotator.tokenization import spans_to_bio
 
     gold = _gold(table, [spans_to_bio(t, n.spans)[0] for t, n in zip(tokens, notes)], tokens)
@@ -259,7 +259,8 @@ def test_tbed_beats_the_rules_tagger_on_new_notes(trained):
 
 def test_save_load_round_trip_with_readable_rules(trained, tmp_path):
     directory = trained.save(tmp_path / "tbed")
-    assert (directory / TRANSFORMATIONS_FILE).read_text(encoding="utf-8") == trained.readable_rules()
+    text = (directory / TRANSFORMATIONS_FILE).read_text(encoding="utf-8")
+    assert text == trained.readable_rules()
     assert os.stat(directory).st_mode & 0o077 == 0  # the rules hold training words: owner-only
     loaded = load_model(directory)
     assert isinstance(loaded, TbedTagger)
@@ -274,7 +275,8 @@ def test_save_load_round_trip_with_readable_rules(trained, tmp_path):
      r"line \d+: corrupt.*B-Nope"),
     (lambda lines: lines[:-1] + [lines[-1].replace("tag[0]=", "tag[0]:", 1)],
      r"line \d+: corrupt.*unreadable condition"),
-    (lambda lines: [ln for ln in lines if not ln.startswith("rank")], r"line \d+: expected the header"),
+    (lambda lines: [ln for ln in lines if not ln.startswith("rank")],
+     r"line \d+: expected the header"),
     (lambda lines: [("3" + ln[1:] if ln.startswith("1\t") else ln) for ln in lines],
      r"line \d+: corrupt.*rank 3 out of order \(expected 1\)"),
 ])

@@ -11,12 +11,18 @@ Observers subscribe with :meth:`AnnotationSession.subscribe` and get an event na
 ``"spans"`` (spans of the note changed), ``"selection"``, ``"propagation"``,
 ``"message"`` (a line for the status bar in :attr:`AnnotationSession.message`).
 
+A session on a project opened read-only (another instance edits it) shows everything
+and navigates, but refuses every editing call with a :class:`ReadOnlyError` and records
+no annotation time. In a batch assigned to annotators (team annotation), the session
+shows only the notes assigned to its annotator (:attr:`AnnotationSession.assignment`).
+
 Offsets are Python code-point offsets; the UI converts at its boundary.
 """
 from __future__ import annotations
 
 import time
 from bisect import bisect_right
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from ..corpus import Note
@@ -36,6 +42,25 @@ EDGE_MOVES = {  # command -> (which edge, delta)
     "end_right": ("end", 1), "end_left": ("end", -1),
     "start_left": ("start", -1), "start_right": ("start", 1),
 }
+
+
+class ReadOnlyError(ProjectError):
+    """An editing call on a read-only session (or a submitted batch)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchAssignment:
+    """How much of a batch is the session's annotator's (the batch has assignments)."""
+
+    mine: int                      # notes assigned to the annotator (the notes shown)
+    total: int                     # notes in the batch
+    assignees: tuple[str, ...]     # everyone the batch is assigned to
+
+    def describe(self, annotator: str) -> str:
+        if self.mine:
+            return f"{self.mine} of {self.total} notes assigned to you"
+        return (f"none of the {self.total} notes is assigned to you ({annotator}); this batch is "
+                f"assigned to {', '.join(self.assignees)}")
 
 
 def span_state(span: StoredSpan, low_confidence: float = LOW_CONFIDENCE) -> str:
@@ -72,16 +97,24 @@ class AnnotationSession:
 
     def __init__(self, project, annotator: str, *, low_confidence: float = LOW_CONFIDENCE,
                  idle_threshold: float = IDLE_THRESHOLD, clock: Callable[[], float] = time.monotonic,
-                 fuzzy: bool = True):
+                 fuzzy: bool = True, read_only: bool | None = None):
         if not isinstance(annotator, str) or not annotator.strip():
             raise DeidError("an annotator name is required")
         self.project = project
         self.annotator = annotator.strip()
         self.low_confidence = low_confidence
         self.fuzzy = fuzzy
-        self.time = TimeRecorder(project, self.annotator, idle_threshold, clock)
+        #: Nothing may change (default: as the project was opened).
+        self.project_read_only = bool(getattr(project, "read_only", False) if read_only is None
+                                      else read_only)
+        self.time = TimeRecorder(project, self.annotator, idle_threshold, clock,
+                                 read_only=self.project_read_only)
         self.batch: Batch | None = None
+        #: The notes shown: the batch's, or those assigned to the annotator (see ``assignment``).
         self.batch_notes: list[BatchNote] = []
+        #: None: the batch has no assignments, every note is shown.
+        self.assignment: BatchAssignment | None = None
+        self._not_mine: set[str] = set()     # notes of the batch assigned to others only
         self.note: Note | None = None
         self.spans: list[StoredSpan] = []
         self._starts: list[int] = []
@@ -127,29 +160,49 @@ class AnnotationSession:
             chosen = self.project.batch(batch_id)
         self.time.switch(None)
         self.batch = chosen
-        self.batch_notes = [] if chosen is None else self.project.batch_notes(chosen.id)
+        self._load_batch_notes()
         self._texts = {}
         self.proposals = []
         self._emit("batch", "propagation")
-        if chosen is None:
+        if chosen is None or not self.batch_notes:
             self._set_note(None)
-            return None
+            if self.assignment is not None:
+                self._say(self.assignment.describe(self.annotator))
+            return chosen
         if note_id is None:
             todo = [bn for bn in self.batch_notes if bn.status != "done"]
             note_id = (todo or self.batch_notes)[0].note_id
         self.open_note(note_id)
         return chosen
 
+    def _load_batch_notes(self) -> None:
+        """The batch's notes; when the batch is assigned, only the annotator's."""
+        self._not_mine = set()
+        if self.batch is None:
+            self.batch_notes, self.assignment = [], None
+            return
+        notes = self.project.batch_notes(self.batch.id)
+        assignments = self.project.assignments(batch_id=self.batch.id)
+        if not assignments:   # as `package export` decides: no assignments, every note is theirs
+            self.batch_notes, self.assignment = notes, None
+            return
+        mine = {a.note_id for a in assignments if a.annotator == self.annotator}
+        self.batch_notes = [bn for bn in notes if bn.note_id in mine]
+        self._not_mine = {bn.note_id for bn in notes} - mine
+        self.assignment = BatchAssignment(len(self.batch_notes), len(notes),
+                                          tuple(sorted({a.annotator for a in assignments})))
+
     def refresh_batch(self) -> None:
         """Re-read the batch and its notes' statuses (after work elsewhere)."""
         if self.batch is not None:
             self.batch = self.project.batch(self.batch.id)
-            self.batch_notes = self.project.batch_notes(self.batch.id)
+            self._load_batch_notes()
             self._emit("batch")
 
     @property
     def read_only(self) -> bool:
-        return self.batch is not None and self.batch.read_only
+        """Nothing may be edited: the project is read-only, or the batch was submitted."""
+        return self.project_read_only or (self.batch is not None and self.batch.read_only)
 
     @property
     def note_ids(self) -> list[str]:
@@ -180,6 +233,9 @@ class AnnotationSession:
 
     # -- notes ------------------------------------------------------------------------------------
     def open_note(self, note_id: str) -> None:
+        if note_id in self._not_mine:
+            raise DeidError(f"note {note_id!r} of batch {self.batch.number} is not assigned to "
+                            f"{self.annotator}")
         note = self.project.note(note_id)
         self._texts[note.id] = note.text
         self.time.switch(note.id)
@@ -314,11 +370,17 @@ class AnnotationSession:
         self.select((after or pending)[0].id)
 
     # -- actions ------------------------------------------------------------------------------------
+    def _check_writable(self) -> None:
+        if self.project_read_only:
+            raise ReadOnlyError("the project is open read-only (another deid-annotator may be "
+                                "editing it): nothing can be changed here")
+
     def _check_editable(self) -> None:
+        self._check_writable()
         if self.note is None:
             raise DeidError("no note is open")
         if self.read_only:
-            raise ProjectError(f"batch {self.batch.number} was submitted and is read-only")
+            raise ReadOnlyError(f"batch {self.batch.number} was submitted and is read-only")
 
     def _target(self, span_id: int | None) -> StoredSpan:
         self._check_editable()
@@ -456,6 +518,7 @@ class AnnotationSession:
         return self.apply_label(label, selection)
 
     def apply_label(self, label: str, selection: tuple[int, int] | None = None) -> StoredSpan:
+        self._check_writable()
         if selection is not None and selection[1] > selection[0]:
             return self.add(selection[0], selection[1], label)
         if self.selected is not None:
@@ -513,6 +576,7 @@ class AnnotationSession:
         return self.project.can_redo(self.annotator)
 
     def undo(self) -> list[dict]:
+        self._check_writable()
         n = self._undo_groups.pop() if self._undo_groups else 1
         done = []
         for _ in range(n):
@@ -528,6 +592,7 @@ class AnnotationSession:
         return done
 
     def redo(self) -> list[dict]:
+        self._check_writable()
         n = self._redo_groups.pop() if self._redo_groups else 1
         done = []
         for _ in range(n):

@@ -11,6 +11,8 @@ under the same rule.
 the project (``Project.record_time``) when the note is left, when the annotator comes
 back from an idle gap (so a "visit" is one stretch of work), and on :meth:`flush`
 (batch submitted, project closed). The clock is injectable, so tests need no sleep.
+A read-only recorder (a project opened read-only: another instance edits it) times as
+usual but writes nothing.
 """
 from __future__ import annotations
 
@@ -86,12 +88,14 @@ class ActivityTimer:
 
 
 class TimeRecorder:
-    """Writes a timer's active seconds per note to a project (``record_time``)."""
+    """Writes a timer's active seconds per note to a project (``record_time``);
+    ``read_only``: writes nothing (the project cannot take it)."""
 
     def __init__(self, project, annotator: str, idle_threshold: float = IDLE_THRESHOLD,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, *, read_only: bool = False):
         self.project = project
         self.annotator = annotator
+        self.read_only = read_only
         self.timer = ActivityTimer(idle_threshold, clock)
         self.recorded: list[tuple[str, float]] = []   # what was written, for the UI and tests
 
@@ -121,7 +125,7 @@ class TimeRecorder:
         self._write(subject, seconds)
 
     def _write(self, note_id: str | None, seconds: float) -> float:
-        if note_id is None or seconds < MIN_RECORD:
+        if note_id is None or seconds < MIN_RECORD or self.read_only:
             return 0.0
         self.project.record_time(note_id, self.annotator, round(seconds, 3))
         self.recorded.append((note_id, seconds))

@@ -90,12 +90,17 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("import", help="merge package files into the admin's project",
                        description="Merge packages by note and annotator, in one transaction. "
-                                   "Duplicates and conflicts are reported, never overwritten; a note "
-                                   "whose text differs refuses the whole import.")
+                                   "Duplicates and conflicts are reported, never overwritten "
+                                   "(unless --replace); a note whose text differs refuses the "
+                                   "whole import.")
     _db(p)
     _by(p)
     p.add_argument("--as-annotator", default=None, metavar="NAME",
                    help="record the spans as this annotator's (not the package's)")
+    p.add_argument("--replace", action="store_true",
+                   help="a corrected package: its versions replace the stored ones they conflict "
+                        "with (each replacement audited with the old version; listed in the "
+                        "output); refused, nothing merged, if a note was adjudicated already")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     p.set_defaults(func=run_package_import)
 
@@ -221,7 +226,7 @@ def run_package_import(args: argparse.Namespace) -> int:
 
     with _open(args.db) as project, progress_bar("merge") as progress:
         results = import_packages(project, args.files, as_annotator=args.as_annotator, by=args.by,
-                                  progress=progress)
+                                  replace=args.replace, progress=progress)
     for package, merged in results:
         who = args.as_annotator or package.annotator
         for line in describe_merge(f"{package.path} ({who})", merged):

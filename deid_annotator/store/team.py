@@ -3,9 +3,11 @@ of notes, and adjudication (schema v3).
 
 An annotator works in a copy of the project; their finished notes come back as
 *versions*: one per note and annotator (``note_versions``), with their spans
-(``version_spans``), keyed by the hash of the note's text. Merging never overwrites:
-a version that equals the stored one is a duplicate, one that differs is a conflict
-(the stored one is kept), and a note that was adjudicated takes no new versions.
+(``version_spans``), keyed by the hash of the note's text. Merging never overwrites
+unless asked: a version that equals the stored one is a duplicate, one that differs is
+a conflict (the stored one is kept; with ``replace=True`` the new one replaces it,
+audited with both), and a note that was adjudicated takes no new versions (with
+``replace=True``: refused).
 Adjudication writes a note's gold spans and an ``adjudications`` row, with the
 adjudicator as the action's annotator. Each method here is one transaction, audited.
 """
@@ -69,11 +71,12 @@ class MergeReport:
     added: list[tuple[str, str]] = field(default_factory=list)       # (note, annotator)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     conflicts: list[tuple[str, str, str]] = field(default_factory=list)  # (note, annotator, why)
+    replaced: list[tuple[str, str]] = field(default_factory=list)    # conflicts replaced on request
     labels_added: list[str] = field(default_factory=list)
     package_known: bool = False   # this package was imported before (as the same annotator)
 
     def to_dict(self) -> dict:
-        return {"added": len(self.added), "duplicates": len(self.duplicates),
+        return {"added": len(self.added), "duplicates": len(self.duplicates), "replaced": len(self.replaced),
                 "conflicts": [{"note": n, "annotator": a, "reason": r} for n, a, r in self.conflicts],
                 "labels_added": self.labels_added, "package_known": self.package_known}
 
@@ -169,13 +172,16 @@ class TeamMixin:
 
     # -- versions -------------------------------------------------------------------------------
     def merge_versions(self, versions: Iterable[NoteVersion], *, by: str | None = None,
-                       package: dict | None = None, import_id: int | None = None) -> MergeReport:
+                       package: dict | None = None, import_id: int | None = None,
+                       replace: bool = False) -> MergeReport:
         """Merge annotators' versions of notes (one transaction, one audited action).
 
         Raises (nothing merged) when a note is not in the project or its text differs
         from the one the version was made on. Per (note, annotator): new -> added; the
         same spans -> duplicate; other spans -> conflict, the stored version kept; a
-        note adjudicated already -> conflict. ``package``: the package's manifest
+        note adjudicated already -> conflict. ``replace``: a conflicting version
+        replaces the stored one (the audit keeps both), and a version that would change
+        an adjudicated note raises (nothing merged). ``package``: the package's manifest
         (``uuid``, ``annotator``, ``created``, ``file_name``, ``sha256``).
         """
         versions = list(versions)
@@ -206,7 +212,7 @@ class TeamMixin:
                                       (package["uuid"], recorded_as)).fetchone()
                 report.package_known = row is not None
                 package_id = row[0] if row is not None else None
-            to_add = []
+            to_add, to_replace, refused = [], {}, []
             for v in versions:
                 pk = texts[v.note_id][0]
                 old = self.db.execute("SELECT id FROM note_versions WHERE note_id = ? AND annotator = ?",
@@ -218,16 +224,30 @@ class TeamMixin:
                         'SELECT start, "end", label FROM version_spans WHERE version_id = ?', (old[0],))}
                     if stored == set(v.keys):
                         report.duplicates.append((v.note_id, v.annotator))
+                    elif replace and adjudicated is None:
+                        to_replace[(v.note_id, v.annotator)] = old[0]
+                        to_add.append(v)
+                    elif replace:
+                        refused.append(f"note {v.note_id!r} ({v.annotator}) was adjudicated by "
+                                       f"{adjudicated[0]} on {adjudicated[1]}")
                     else:
                         report.conflicts.append((v.note_id, v.annotator,
                                                  f"{v.annotator}'s version of the note was merged before "
                                                  f"with other spans; the stored version was kept"))
+                elif adjudicated is not None and replace:
+                    refused.append(f"note {v.note_id!r} ({v.annotator}) was adjudicated by "
+                                   f"{adjudicated[0]} on {adjudicated[1]}")
                 elif adjudicated is not None:
                     report.conflicts.append((v.note_id, v.annotator,
                                              f"adjudicated by {adjudicated[0]} on {adjudicated[1]}; "
                                              f"the new version was not merged"))
                 else:
                     to_add.append(v)
+            if refused:   # an adjudicated note's versions are what its gold was decided on
+                more = f" and {len(refused) - 3} more" if len(refused) > 3 else ""
+                raise ProjectError(f"--replace refused: {'; '.join(refused[:3])}{more}; an adjudicated "
+                                   f"note's versions are not replaced (nothing was merged; import "
+                                   f"without --replace to merge the rest and report these as conflicts)")
             if not to_add:
                 return report   # duplicates and conflicts only: nothing changes, nothing is logged
             action = self._action("merge_versions", self._annotator(by, required=False))
@@ -252,24 +272,45 @@ class TeamMixin:
                        "origin": v.origin, "package_id": package_id, "import_id": import_id,
                        "model": None if v.model is None else dumps(v.model), "seconds": float(v.seconds),
                        "action_log": dumps(list(v.action_log)), "finished": v.finished, "created": stamp}
-                version_id = self.db.execute(
-                    f"INSERT INTO note_versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                    list(row.values())).lastrowid
+                replaced_id = to_replace.get((v.note_id, v.annotator))
+                before = None
+                if replaced_id is None:
+                    version_id = self.db.execute(
+                        f"INSERT INTO note_versions({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                        list(row.values())).lastrowid
+                else:   # the same row (id kept), new content; the audit keeps the old one whole
+                    version_id = replaced_id
+                    before = self._version_audit(version_id)
+                    self.db.execute(f"UPDATE note_versions SET {', '.join(f'{k} = ?' for k in row)} "
+                                    f"WHERE id = ?", [*row.values(), version_id])
+                    self.db.execute("DELETE FROM version_spans WHERE version_id = ?", (version_id,))
                 keys = sorted(set(v.keys))
                 origins = {s.key: s.source for s in v.spans}
                 self.db.conn.executemany(
                     'INSERT INTO version_spans(version_id, start, "end", label, origin) VALUES (?, ?, ?, ?, ?)',
                     [(version_id, *k, origins[k]) for k in keys])
-                self._audit(action, "note_versions", version_id, None,
+                self._audit(action, "note_versions", version_id, before,
                             {"note": v.note_id, "annotator": annotator, "spans": [list(k) for k in keys],
-                             "seconds": float(v.seconds), "origin": v.origin})
-                report.added.append((v.note_id, annotator))
+                             "seconds": float(v.seconds), "origin": v.origin,
+                             "package": (package or {}).get("uuid"), "finished": v.finished})
+                (report.added if replaced_id is None else report.replaced).append((v.note_id, annotator))
             self.db.execute("UPDATE actions SET details = ? WHERE id = ?", (dumps(
                 {"package": (package or {}).get("uuid"), "file": (package or {}).get("file_name"),
                  "import": import_id, "added": len(report.added), "duplicates": len(report.duplicates),
-                 "conflicts": len(report.conflicts)}), action))
+                 "conflicts": len(report.conflicts), "replaced": len(report.replaced),
+                 "replace": replace}), action))
         return report
 
+    def _version_audit(self, version_id: int) -> dict[str, Any]:
+        """A stored version as the audit records it (what a replacement takes away)."""
+        row = self._dicts("SELECT n.ext_id AS note, v.annotator, v.seconds, v.origin, v.finished, "
+                          "v.model, v.action_log, p.uuid AS package FROM note_versions v "
+                          "JOIN notes n ON n.id = v.note_id LEFT JOIN packages p ON p.id = v.package_id "
+                          "WHERE v.id = ?", (version_id,))[0]
+        spans = [list(r) for r in self.db.execute(
+            'SELECT start, "end", label FROM version_spans WHERE version_id = ? ORDER BY start, "end", label',
+            (version_id,))]
+        return dict(row, spans=spans, model=loads(row["model"]), action_log=loads(row["action_log"]))
     def note_versions(self, note_id: str | None = None, annotator: str | None = None) -> list[NoteVersion]:
         """The annotators' versions (of one note / by one annotator), by note then annotator."""
         where, params = [], []

@@ -608,17 +608,9 @@ class RulesTagger(Tagger):
         return out
 
     def predict_text(self, text: str) -> list[Span]:
-        return self.predict_text_with_matches(text)[0]
-
-    def predict_text_with_matches(self, text: str) -> tuple[list[Span], list[PatternMatch]]:
-        """The spans of :meth:`predict_text` and all the raw rule matches they were chosen
-        from, also those the label mapping switches off (features for the tbed tagger)."""
         if not text.strip():
-            return [], []
+            return []
         matches = find_rule_matches(text, self.tokenizer(text))
-        return self._spans_of(matches), matches
-
-    def _spans_of(self, matches: Sequence[PatternMatch]) -> list[Span]:
         scored = []
         for m in matches:
             label, conf = self.label_for(m.key)

@@ -39,6 +39,10 @@ from .union import merge_union
 
 CLASSIFIER_FILE = "classifier.joblib"
 CLASSIFIERS = ("hgb", "logistic", "svm")
+#: What ``classifier="auto"`` compares on inner cross-validation (the SVM, calibrated,
+#: costs several fits and is there to be asked for).
+AUTO_CLASSIFIERS = ("hgb", "logistic")
+INNER_FOLDS = 3
 
 DEFAULTS: dict[str, Any] = {
     "members": ["rules", "crf"],
@@ -46,8 +50,12 @@ DEFAULTS: dict[str, Any] = {
     "classifier": "auto",         # auto (best on inner CV) | hgb | logistic | svm
     "threshold": None,            # operating point; None: chosen on the CV predictions
     "target_recall": 0.98,        # ... as the highest threshold whose CV token recall reaches this
-    "marginal_threshold": 0.01,   # CRF P(PHI) from which tokens become candidates (None: off)
+    "marginal_threshold": 1e-4,   # CRF P(PHI) from which tokens become candidates (None: off;
+                                  # the CRF's marginals are peaked: PHI it misses sits near 1e-3)
     "features": list(FEATURE_GROUPS),
+    # a training candidate counts as PHI when gold spans cover this share of its tokens
+    # (1.0: a candidate with a non-PHI token, "Dr" of "Dr Smith", is a negative)
+    "min_gold_share": 1.0,
     "member_options": {},         # {member name: {option: value}}
     # passed on to the members that take them
     "seed": 13, "device": "auto", "max_epochs": None, "pretrained_vectors": None,
@@ -70,9 +78,10 @@ def _check_options(o: dict[str, Any]) -> None:
         raise DeidError(f"stacked tagger: 'folds' must be a whole number >= 2, not {o['folds']!r}")
     if o["classifier"] not in ("auto", *CLASSIFIERS):
         raise DeidError(f"stacked tagger: classifier must be auto or one of {', '.join(CLASSIFIERS)}")
-    for key, low_open in (("threshold", False), ("target_recall", True), ("marginal_threshold", True)):
+    for key, low_open in (("threshold", False), ("target_recall", True), ("marginal_threshold", True),
+                          ("min_gold_share", True)):
         value = o[key]
-        if value is None and key != "target_recall":
+        if value is None and key in ("threshold", "marginal_threshold"):
             continue
         if not isinstance(value, (int, float)) or not (0 < value <= 1 if low_open else 0 <= value <= 1):
             raise DeidError(f"stacked tagger: {key} must be a number in "
@@ -91,8 +100,8 @@ def make_classifier(kind: str, seed: int):
     if kind == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        return HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, l2_regularization=1.0,
-                                              random_state=seed)
+        return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, l2_regularization=1.0,
+                                              early_stopping=True, random_state=seed)
     if kind == "logistic":
         from sklearn.linear_model import LogisticRegression
 
@@ -159,6 +168,7 @@ class StackedTagger(Tagger):
         for several member subsets and feature groups."""
         from sklearn.metrics import average_precision_score
         from sklearn.model_selection import GroupKFold, cross_val_predict
+        from threadpoolctl import threadpool_limits
 
         notes = list(notes)
         names = self.options["members"]
@@ -178,7 +188,7 @@ class StackedTagger(Tagger):
                 if rng:
                     gold.update(range(*rng))
             blocks.append(self.builder.matrix(view, cands))
-            targets += [gold_share(c, gold) >= 0.5 for c in cands]
+            targets += [gold_share(c, gold) >= self.options["min_gold_share"] - 1e-9 for c in cands]
             groups += [group_key(note)] * len(cands)
             spans_of.append([Span(c.start, c.end, "PHI") for c in cands])
             n_cands.append(len(cands))
@@ -200,33 +210,36 @@ class StackedTagger(Tagger):
 
         target = self.options["target_recall"]
         ceiling = scored(np.ones(len(y))).at(0.0).token.recall
-        n_splits = min(5, len(set(groups)))
-        kinds = CLASSIFIERS if self.options["classifier"] == "auto" else (self.options["classifier"],)
+        n_splits = min(INNER_FOLDS, len(set(groups)))
+        kinds = AUTO_CLASSIFIERS if self.options["classifier"] == "auto" else (self.options["classifier"],)
         trials: dict[str, dict[str, Any]] = {}
         best = None
-        for kind in kinds:
-            report(progress, "stacking", 0, None, f"cross-validating the {kind} classifier")
-            if n_splits >= 2:
-                cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=self.options["seed"])
-                oof = cross_val_predict(make_classifier(kind, self.options["seed"]), X, y,
-                                        groups=groups, cv=cv, method="predict_proba")[:, 1]
-            else:  # one patient: no inner CV possible; the training fit stands in
-                oof = make_classifier(kind, self.options["seed"]).fit(X, y).predict_proba(X)[:, 1]
-            confidences = scored(oof)
-            point = confidences.for_recall(min(target, ceiling))
-            trials[kind] = {"average_precision": round(float(average_precision_score(y, oof)), 4),
-                            "precision_at_target": round(point.token.precision, 4) if point else None,
-                            "threshold_at_target": point.threshold if point else None}
-            key = (point.token.precision if point else 0.0, trials[kind]["average_precision"])
-            if best is None or key > best[0]:
-                best = (key, kind, point, confidences)
-        _, kind, point, confidences = best
-        if self.options["threshold"] is None:
-            # round down: a rounded-up threshold could lose the recall it was chosen for
-            self.options["threshold"] = math.floor(point.threshold * 1e4) / 1e4 if point else 0.0
-        chosen = confidences.at(self.options["threshold"])
-        report(progress, "stacking", 0, None, f"training the {kind} classifier on all candidates")
-        self.classifier = make_classifier(kind, self.options["seed"]).fit(X, y)
+        # One thread: the data are small, and OpenMP threads spin against each other (and
+        # against the members' work) on a busy machine.
+        with threadpool_limits(limits=1):
+            for kind in kinds:
+                report(progress, "stacking", 0, None, f"cross-validating the {kind} classifier")
+                if n_splits >= 2:
+                    cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=self.options["seed"])
+                    oof = cross_val_predict(make_classifier(kind, self.options["seed"]), X, y,
+                                            groups=groups, cv=cv, method="predict_proba")[:, 1]
+                else:  # one patient: no inner CV possible; the training fit stands in
+                    oof = make_classifier(kind, self.options["seed"]).fit(X, y).predict_proba(X)[:, 1]
+                confidences = scored(oof)
+                point = confidences.for_recall(min(target, ceiling))
+                trials[kind] = {"average_precision": round(float(average_precision_score(y, oof)), 4),
+                                "precision_at_target": round(point.token.precision, 4) if point else None,
+                                "threshold_at_target": point.threshold if point else None}
+                key = (point.token.precision if point else 0.0, trials[kind]["average_precision"])
+                if best is None or key > best[0]:
+                    best = (key, kind, point, confidences)
+            _, kind, point, confidences = best
+            if self.options["threshold"] is None:
+                # round down: a rounded-up threshold could lose the recall it was chosen for
+                self.options["threshold"] = math.floor(point.threshold * 1e4) / 1e4 if point else 0.0
+            chosen = confidences.at(self.options["threshold"])
+            report(progress, "stacking", 0, None, f"training the {kind} classifier on all candidates")
+            self.classifier = make_classifier(kind, self.options["seed"]).fit(X, y)
         self.members = list(members)
         counts = {}
         for n in notes:

@@ -15,6 +15,9 @@ from .stacking_members import MemberOutput
 
 #: The source name of candidates made from low-threshold token marginals.
 MARGINAL_SOURCE = "marginals"
+#: The source name of candidates widened to the whitespace-delimited chunk they touch
+#: ("12" of "12/13", "St" of "St."): members often find part of glued PHI.
+CHUNK_SOURCE = "chunk"
 
 
 @dataclass(slots=True)
@@ -90,7 +93,20 @@ def find_candidates(text: str, tokens: Sequence[Token], outputs: Mapping[str, Me
         if marginal_threshold is not None and output.phi is not None:
             for first, last in marginal_runs(text, tokens, output, marginal_threshold):
                 add(first, last, MARGINAL_SOURCE)
+    for first, last in list(found):
+        wide = chunk_range(tokens, first, last)
+        if wide != (first, last):
+            add(*wide, CHUNK_SOURCE)
     return sorted(found.values(), key=lambda c: (c.first, c.last))
+
+
+def chunk_range(tokens: Sequence[Token], first: int, last: int) -> tuple[int, int]:
+    """Tokens ``[first, last)`` widened over the tokens glued to them (no space between)."""
+    while first > 0 and tokens[first - 1].end == tokens[first].start:
+        first -= 1
+    while last < len(tokens) and tokens[last - 1].end == tokens[last].start:
+        last += 1
+    return first, last
 
 
 def gold_share(candidate: Candidate, gold_tokens: set[int]) -> float:
@@ -99,5 +115,5 @@ def gold_share(candidate: Candidate, gold_tokens: set[int]) -> float:
     return sum(1 for i in range(candidate.first, candidate.last) if i in gold_tokens) / n
 
 
-__all__ = ["Candidate", "MARGINAL_SOURCE", "find_candidates", "marginal_runs", "token_range",
+__all__ = ["Candidate", "CHUNK_SOURCE", "MARGINAL_SOURCE", "chunk_range", "find_candidates", "marginal_runs", "token_range",
            "gold_share"]

@@ -26,13 +26,13 @@ import numpy as np
 
 from ..tokenization import Token
 from .gazetteers import PHRASE_CATEGORIES, fold, load_gazetteers
-from .stacking_candidates import MARGINAL_SOURCE, Candidate, token_range
+from .stacking_candidates import CHUNK_SOURCE, MARGINAL_SOURCE, Candidate, token_range
 from .stacking_members import MemberOutput
 
 FEATURE_GROUPS: tuple[str, ...] = ("members", "marginals", "agreement", "shape", "gazetteer",
                                    "context", "words", "note")
-CONTEXT_BUCKETS = 256
-WORD_BUCKETS = 128
+CONTEXT_BUCKETS = 64
+WORD_BUCKETS = 64
 _NO_RANK = math.log1p(1_000_000)
 
 
@@ -129,7 +129,7 @@ class FeatureBuilder:
         if "members" in self.groups:
             for m in self.members:
                 names += [f"{m}:exact", f"{m}:overlap", f"{m}:conf", f"{m}:cover", f"{m}:extends"]
-            names.append(f"{MARGINAL_SOURCE}:run")
+            names += [f"{MARGINAL_SOURCE}:run", f"{CHUNK_SOURCE}:widened"]
         if "marginals" in self.groups:
             for m in self.marginal_members:
                 names += [f"{m}:phi_min", f"{m}:phi_mean", f"{m}:phi_max", f"{m}:phi_before",
@@ -199,6 +199,7 @@ class FeatureBuilder:
                             f"{m}:conf": max(best, 0.0), f"{m}:cover": float(covered.mean()),
                             f"{m}:extends": float(extends)})
         row[f"{MARGINAL_SOURCE}:run"] = float(MARGINAL_SOURCE in c.sources)
+        row[f"{CHUNK_SOURCE}:widened"] = float(CHUNK_SOURCE in c.sources)
         for m in self.marginal_members:
             out = view.outputs.get(m)
             if out is None or out.phi is None:

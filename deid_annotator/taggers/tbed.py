@@ -19,6 +19,7 @@ rule that changed the token, else the rules tagger's confidence.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,7 +33,7 @@ from . import register
 from .base import Tagger, training_summary
 from .gazetteers import load_gazetteers
 from .rules import RulesTagger
-from .tbed_features import NO_RULE, OUTSIDE, PAD, WINDOW, TokenTable
+from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
 from .tbed_learn import Transformation, apply_transformations, learn_transformations, \
     parse_conditions
 
@@ -42,9 +43,9 @@ _HEADER = "rank\tconditions\tnew_tag\tfixes\tbreaks\tgain"
 
 DEFAULTS: dict[str, Any] = {
     # a missed PHI token weighs this many false alarms when scoring rules (>= 1)
-    "recall_weight": 2.0,
+    "recall_weight": 5.0,
     # learning stops when the best rule's gain falls under this (> 0)
-    "min_gain": 2.0,
+    "min_gain": 3.0,
     "max_rules": 1000,
 }
 #: Notes tagged together (one token table each): bounds memory on big batches.
@@ -83,30 +84,21 @@ class TbedTagger(Tagger):
 
     # -- shared by fit and predict ------------------------------------------------------------
     def _initial(self, notes: Sequence[Note], progress: Progress | None = None
-                 ) -> tuple[list[list[Token]], list[list[str]],
-                                                       list[list[float]], list[list[str]]]:
-        """Per note: tokens, the rules tagger's BIO tags and their confidences, and the key of
-        the most confident raw rule match covering each token."""
-        out: tuple[list, list, list, list] = ([], [], [], [])
+                 ) -> tuple[list[list[Token]], list[list[str]], list[list[float]]]:
+        """Per note: tokens, the rules tagger's BIO tags and their confidences."""
+        tokens, tags, confidences = [], [], []
         for k, note in enumerate(notes):
             if k % 20 == 0:
                 report(progress, "features", k, len(notes), "the rules tagger's tags")
-            spans, matches = self.rules_tagger.predict_text_with_matches(note.text)
-            tokens = self.tokenizer(note.text) if note.text.strip() else []
-            confidence = [0.0] * len(tokens)
-            for first, last, span in align_spans(tokens, spans)[0]:
+            spans = self.rules_tagger.predict_text(note.text)
+            note_tokens = self.tokenizer(note.text) if note.text.strip() else []
+            confidence = [0.0] * len(note_tokens)
+            for first, last, span in align_spans(note_tokens, spans)[0]:
                 confidence[first:last] = [span.confidence or 0.0] * (last - first)
-            keys = [NO_RULE] * len(tokens)
-            matches = sorted(matches, key=lambda m: (-m.confidence, m.start - m.end, m.start))
-            for first, last, span in align_spans(
-                    tokens, [Span(m.start, m.end, m.key) for m in matches])[0]:
-                for i in range(first, last):
-                    if keys[i] == NO_RULE:
-                        keys[i] = span.label
-            for part, value in zip(out, (tokens, spans_to_bio(tokens, spans)[0], confidence,
-                                         keys)):
-                part.append(value)
-        return out
+            tokens.append(note_tokens)
+            tags.append(spans_to_bio(note_tokens, spans)[0])
+            confidences.append(confidence)
+        return tokens, tags, confidences
 
     # -- training -----------------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "TbedTagger":
@@ -120,13 +112,11 @@ class TbedTagger(Tagger):
         o = self.options
         report(progress, "rules", 0, len(notes), "fitting the rules tagger's label mapping")
         self.rules_tagger = RulesTagger(lang=self.lang).fit(notes, progress=progress)
-        counts: dict[str, int] = {}
-        for n in notes:
-            for s in n.spans:
-                counts[s.label] = counts.get(s.label, 0) + 1
-        self.labels = sorted(counts, key=lambda lab: (-counts[lab], lab))
-        tokens, initial, _, rule_keys = self._initial(notes, progress)
-        table = TokenTable(tokens, initial, self.labels, load_gazetteers(), rule_keys)
+        counts = Counter(s.label for n in notes for s in n.spans)
+        labels = sorted(counts, key=lambda lab: (-counts[lab], lab))
+        tokens, initial, _ = self._initial(notes, progress)
+        table = TokenTable(tokens, initial, labels, load_gazetteers())
+        self.labels = table.labels  # the gold labels (and any other the rules tagger gave)
         gold = np.zeros(table.size, dtype=np.int32)
         misaligned, examples = 0, []
         for k, (note, note_tokens) in enumerate(zip(notes, tokens)):
@@ -163,8 +153,8 @@ class TbedTagger(Tagger):
         gaz = load_gazetteers()
         for first in range(0, len(notes), _PREDICT_CHUNK):
             chunk = notes[first:first + _PREDICT_CHUNK]
-            tokens, initial, confidences, rule_keys = self._initial(chunk)
-            table = TokenTable(tokens, initial, self.labels, gaz, rule_keys)
+            tokens, initial, confidences = self._initial(chunk)
+            table = TokenTable(tokens, initial, self.labels, gaz)
             confidence = np.zeros(table.size)
             for k, conf in enumerate(confidences):
                 confidence[table.note_slice(k, len(conf))] = conf
@@ -182,17 +172,17 @@ class TbedTagger(Tagger):
     def readable_rules(self) -> str:
         """The learned transformations as the text of ``transformations.tsv``."""
         lines = [
-            "# tbed transformations, applied in this order to the rules tagger's BIO tags: a rule",
-            "# gives new_tag to every token meeting all its conditions. feature[offset]: offset",
-            f"# -{WINDOW}..{WINDOW} from the token; word (lower case), shape, gaz (gazetteer class),",
-            "# rule (the rules tagger's match), tag (current tag), doc (label of PHI on another",
-            "# occurrence of the word in the note).",
-            "# fixes/breaks: training tokens made right/wrong; gain weighs misses by recall_weight.",
+            "# tbed transformations, applied in this order to the rules tagger's BIO tags:",
+            "# a rule gives new_tag to every token meeting all its conditions.",
+            f"# feature[offset], offset -{WINDOW}..{WINDOW} from the token: word (lower case),",
+            "# shape, gaz (gazetteer class), tag (current tag), doc (label of PHI on another",
+            "# occurrence of the word in the note). fixes/breaks: training tokens made",
+            "# right/wrong; gain: their loss before minus after (a miss weighs recall_weight).",
             _HEADER,
         ]
         for rank, rule in enumerate(self.transformations, 1):
             lines.append(f"{rank}\t{rule.condition_text()}\t{rule.new_tag}\t{rule.fixes}\t"
-                         f"{rule.breaks}\t{rule.gain:g}")
+                         f"{rule.breaks}\t{rule.gain!r}")
         return "\n".join(lines) + "\n"
 
     # -- persistence --------------------------------------------------------------------------
@@ -206,13 +196,13 @@ class TbedTagger(Tagger):
         rules_dir = directory / RULES_DIR
         if not rules_dir.is_dir():
             raise ModelError(f"{directory}: the tbed model lacks its rules tagger ({rules_dir})")
+        if not self.labels:
+            raise ModelError(f"{directory / 'model.json'}: the tbed model lists no labels")
         self.rules_tagger = RulesTagger.load(rules_dir)
         path = directory / TRANSFORMATIONS_FILE
         if not path.is_file():
             raise ModelError(f"{directory}: the tbed model lacks {TRANSFORMATIONS_FILE}")
         self.transformations = read_transformations(path, self.labels)
-        if not self.labels:
-            raise ModelError(f"{directory / 'model.json'}: the tbed model lists no labels")
 
 
 def read_transformations(path: Path, labels: Sequence[str]) -> list[Transformation]:

@@ -9,9 +9,6 @@ applied:
 ``gaz``    gazetteer membership (:mod:`.gazetteers`): ``first``, ``last``, ``word`` (a
            common English word), ``rareword`` (a rare one), ``place`` (in a city, state or
            country name), joined by "+"; ``unknown`` for other words, ``-`` for non-words;
-``rule``   the key (``NAME.initial``, ``DATE.md``...) of the most confident raw match of
-           the rules tagger covering the token, also of rules its label mapping switched
-           off; ``none`` when no rule matched;
 ``tag``    its current BIO tag;
 ``doc``    the label of PHI tagged on *another* occurrence of the same lower-case word in
            the same note ("no" when none): nursing notes repeat names.
@@ -32,8 +29,8 @@ from .features import shape as char_shape
 from .features import short_shape
 from .gazetteers import CITY, COUNTRY, STATE, Gazetteers, fold
 
-FEATURES = ("word", "shape", "gaz", "rule", "tag", "doc")
-STATIC_FEATURES = ("word", "shape", "gaz", "rule")
+FEATURES = ("word", "shape", "gaz", "tag", "doc")
+STATIC_FEATURES = ("word", "shape", "gaz")
 DYNAMIC_FEATURES = ("tag", "doc")
 #: Neighbours a condition may look at, on each side.
 WINDOW = 2
@@ -42,8 +39,6 @@ PAD = "<none>"
 #: ``doc`` value of a word with no other PHI-tagged occurrence in its note (id 1).
 NO_DOC = "no"
 OUTSIDE = "O"
-#: ``rule`` value of a token no rule matched.
-NO_RULE = "none"
 #: Rare common words (log probability below this) are told apart from frequent ones.
 _RARE_LOGPROB = -9.0
 
@@ -126,12 +121,10 @@ def _csr(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
 
 class TokenTable:
     """The tokens of ``notes_tokens`` with their features; ``tags`` are the initial BIO tags
-    (labels outside ``labels`` are added to the label list), ``rule_keys`` each token's
-    ``rule`` value (default: ``none``)."""
+    (labels outside ``labels`` are added to the label list)."""
 
     def __init__(self, notes_tokens: Sequence[Sequence[Token]], tags: Sequence[Sequence[str]],
-                 labels: Sequence[str], gaz: Gazetteers,
-                 rule_keys: Sequence[Sequence[str]] | None = None):
+                 labels: Sequence[str], gaz: Gazetteers):
         self.labels = list(labels)
         for note_tags in tags:
             for tag in note_tags:
@@ -139,7 +132,6 @@ class TokenTable:
                     self.labels.append(tag[2:])
         self.vocab: dict[str, Vocabulary] = {
             "word": Vocabulary(), "shape": Vocabulary(), "gaz": Vocabulary(),
-            "rule": Vocabulary([NO_RULE]),
             "tag": tag_vocabulary(self.labels), "doc": Vocabulary([NO_DOC, *self.labels]),
         }
         n = WINDOW + sum(len(t) + WINDOW for t in notes_tokens)
@@ -147,15 +139,11 @@ class TokenTable:
         group = np.full(n, -1, dtype=np.int64)
         #: flat index of each note's first token
         self.note_starts: list[int] = []
-        words, shapes, gazs, rules, tag_ids = (self.vocab[f] for f in FEATURES[:5])
+        words, shapes, gazs, tag_ids = (self.vocab[f] for f in ("word", "shape", "gaz", "tag"))
         n_groups = 0
         pos = WINDOW
-        for k, (tokens, note_tags) in enumerate(zip(notes_tokens, tags)):
+        for tokens, note_tags in zip(notes_tokens, tags):
             self.note_starts.append(pos)
-            if rule_keys is not None:
-                cols["rule"][pos:pos + len(tokens)] = [rules.add(key) for key in rule_keys[k]]
-            else:
-                cols["rule"][pos:pos + len(tokens)] = 1
             texts = [t.text for t in tokens]
             in_place = bytearray(len(tokens))
             for first, last, _ in gaz.match(texts, (CITY, STATE, COUNTRY)):
@@ -287,5 +275,5 @@ class TokenTable:
 
 
 __all__ = ["TokenTable", "Vocabulary", "FEATURES", "STATIC_FEATURES", "DYNAMIC_FEATURES",
-           "WINDOW", "PAD", "NO_DOC", "NO_RULE", "OUTSIDE", "token_shape", "gazetteer_class",
+           "WINDOW", "PAD", "NO_DOC", "OUTSIDE", "token_shape", "gazetteer_class",
            "tag_vocabulary"]

@@ -2,8 +2,8 @@
 
 A transformation is "if these conditions hold, the token's tag becomes ``new_tag``";
 its conditions instantiate one of :data:`TEMPLATES` (the current tag, words, shapes,
-gazetteer classes, rules tagger matches, tags of the token and its neighbours at +/-2,
-and the note-level ``doc`` feature). Learning is greedy: candidates are read off the tokens still in error
+gazetteer classes, tags of the token and its neighbours at +/-2, and the note-level
+``doc`` feature). Learning is greedy: candidates are read off the tokens still in error
 (each error token proposes, per template, the rule that would fix it), the one with the
 largest gain is applied everywhere at once, and so on until the best gain falls under
 ``min_gain``. Applying the learned list in order to new notes tags them the same way.
@@ -42,8 +42,6 @@ TEMPLATES: tuple[tuple[tuple[str, int], ...], ...] = tuple(
         (("shape", -1), ("shape", 0), ("shape", 1)),
         (("shape", -2), ("shape", -1), ("shape", 0)),
         (("doc", 0),), (("doc", 0), ("shape", 0)), (("doc", 0), ("gaz", 0)),
-        (("rule", 0),), (("rule", 0), ("shape", 0)), (("rule", 0), ("gaz", 0)),
-        (("rule", 0), ("word", -1)), (("rule", 0), ("word", 1)), (("rule", -1),), (("rule", 1),),
     ))
 
 

@@ -14,7 +14,9 @@ PHI-adjacent, its action log may quote text) holding
 
 Notes carry no text: they are matched by id in the admin's project, and the text hash
 refuses spans made on a different text. Merging (:meth:`Project.merge_versions`) reports
-duplicates and conflicts and never overwrites.
+duplicates and conflicts and never overwrites, unless asked to (``replace=True``, the
+CLI's ``--replace``: a corrected package replaces the stored versions it conflicts with,
+audited; refused for adjudicated notes).
 """
 from __future__ import annotations
 
@@ -251,11 +253,14 @@ def _package_record(package: Package) -> dict[str, Any]:
 
 
 def import_packages(project: Project, paths: Sequence[str | Path], *, as_annotator: str | None = None,
-                    by: str | None = None, progress: Progress | None = None
+                    by: str | None = None, replace: bool = False, progress: Progress | None = None
                     ) -> list[tuple[Package, MergeReport]]:
     """Merge packages into the project, all in one transaction: any file that cannot be
     read, or a note missing or with another text, merges nothing at all.
-    ``as_annotator``: record the versions as this annotator's (not the package's)."""
+    ``as_annotator``: record the versions as this annotator's (not the package's).
+    ``replace``: a version that conflicts with the stored one replaces it (the audit
+    trail keeps the old one); one that would change an adjudicated note refuses the
+    whole import."""
     if not paths:
         raise DeidError("give at least one package file to import")
     packages = [read_package(p) for p in paths]    # read everything before writing
@@ -270,7 +275,8 @@ def import_packages(project: Project, paths: Sequence[str | Path], *, as_annotat
             if progress is not None:
                 progress.check()
             try:
-                merged = project.merge_versions(package.versions, by=by, package=_package_record(package))
+                merged = project.merge_versions(package.versions, by=by, package=_package_record(package),
+                                                replace=replace)
             except ProjectError as exc:
                 raise ProjectError(f"{package.path}: {exc}") from exc
             results.append((package, merged))
@@ -303,13 +309,20 @@ def import_corpus_versions(project: Project, corpus: Corpus, annotator: str, *, 
 def describe_merge(name: str, merged: MergeReport, limit: int = 10) -> list[str]:
     """Lines for the user: what a merge added, and each duplicate and conflict."""
     lines = [f"{name}: {len(merged.added)} note version(s) added, {len(merged.duplicates)} duplicate(s), "
-             f"{len(merged.conflicts)} conflict(s)" + (" (package imported before)" if merged.package_known else "")]
+             f"{len(merged.conflicts)} conflict(s)"
+             + (f", {len(merged.replaced)} replaced" if merged.replaced else "")
+             + (" (package imported before)" if merged.package_known else "")]
     if merged.labels_added:
         lines.append(f"  new labels: {', '.join(merged.labels_added)}")
     for note, annotator in merged.duplicates[:limit]:
         lines.append(f"  duplicate: note {note!r} by {annotator} (already merged, unchanged)")
     if len(merged.duplicates) > limit:
         lines.append(f"  ... and {len(merged.duplicates) - limit} more duplicate(s)")
+    for note, annotator in merged.replaced[:limit]:
+        lines.append(f"  REPLACED: note {note!r} by {annotator}: the stored version was replaced by "
+                     f"this package's (the old one is in the audit trail)")
+    if len(merged.replaced) > limit:
+        lines.append(f"  ... and {len(merged.replaced) - limit} more replaced")
     for note, annotator, why in merged.conflicts[:limit]:
         lines.append(f"  CONFLICT: note {note!r} by {annotator}: {why}")
     if len(merged.conflicts) > limit:

@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
 from . import project_dialogs
-from .project_dialogs import ViewOnlySession, mode_text, open_project_interactively, window_title
+from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
 POLL_MS = 50
@@ -311,11 +311,10 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.project = project
-        session_class = ViewOnlySession if project.read_only else AnnotationSession
-        try:
-            self.session = session_class(project, self.config.annotator,
-                                         low_confidence=self.config.low_confidence,
-                                         idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
+        try:  # a project opened read-only makes a read-only session (no edits, no time)
+            self.session = AnnotationSession(project, self.config.annotator,
+                                             low_confidence=self.config.low_confidence,
+                                             idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
         except DeidError as exc:
             self.report_error("Cannot open the project", exc)
             self.close_project()
@@ -596,7 +595,8 @@ class MainWindow(QMainWindow):
             self.batch_panel.set_notes([], None, True)
             return
         self.batch_panel.set_batches(self.project.batches(), s.batch.id if s.batch else None)
-        self.batch_panel.set_notes(s.batch_notes, s.note.id if s.note else None, s.read_only)
+        self.batch_panel.set_notes(s.batch_notes, s.note.id if s.note else None, s.read_only,
+                                   assignment=s.assignment and s.assignment.describe(s.annotator))
 
     def _update_actions(self) -> None:
         s = self.session

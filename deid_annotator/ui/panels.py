@@ -203,7 +203,9 @@ class BatchPanel(QWidget):
             self.batch_combo.addItem("No batch yet: make one below")
 
     def set_notes(self, batch_notes: Sequence, current: str | None, read_only: bool,
-                  note_labels: dict[str, str] | None = None) -> None:
+                  note_labels: dict[str, str] | None = None, assignment: str | None = None) -> None:
+        """``assignment``: how much of an assigned batch is the annotator's (the notes
+        given are theirs only), e.g. "12 of 20 notes assigned to you"."""
         self.notes.blockSignals(True)
         self.notes.clear()
         for bn in batch_notes:
@@ -228,16 +230,18 @@ class BatchPanel(QWidget):
         self.progress.setFormat(f"{done} of {len(batch_notes)} notes done" if batch_notes else "no batch")
         self.submit_button.setEnabled(bool(batch_notes) and not read_only)
         if not batch_notes:
-            self.info.setText("")
+            state = ""
         elif self.project_read_only:
-            self.info.setText("Read-only: another deid-annotator is editing this project. "
-                              "Open it again once it is closed there to make changes.")
+            state = ("Read-only: another deid-annotator is editing this project. "
+                     "Open it again once it is closed there to make changes.")
         elif read_only:
-            self.info.setText("This batch was submitted: it is gold now and read-only.")
-        elif batch_notes and done == len(batch_notes):
-            self.info.setText("Every note is done: submit the batch to retrain the model.")
+            state = "This batch was submitted: it is gold now and read-only."
+        elif done == len(batch_notes):
+            state = "Every note is done: submit the batch to retrain the model."
         else:
-            self.info.setText("")
+            state = ""
+        mine = f"{assignment[:1].upper()}{assignment[1:]}." if assignment else ""
+        self.info.setText(" ".join(t for t in (mine, state) if t))
         self.info.setVisible(bool(self.info.text()))
 
     def _batch_activated(self, index: int) -> None:

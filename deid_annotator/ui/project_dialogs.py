@@ -18,8 +18,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ..annotation.session import AnnotationSession
-from ..annotation.timing import TimeRecorder
 from ..store import PassphraseRequiredError, Project, ProjectLockedError, WrongPassphraseError
 from ..store import crypto
 from ..store.locking import describe_holder
@@ -332,25 +330,3 @@ def mode_text(project: Project | None) -> str:
     if project is None or not project.read_only:
         return ""
     return "READ-ONLY: another deid-annotator is editing this project; nothing here can be changed"
-
-
-# -- a session that never writes -----------------------------------------------------------------------
-class _NoTimeRecorder(TimeRecorder):
-    """Times nothing: a read-only project records no annotation time."""
-
-    def _write(self, note_id: str | None, seconds: float) -> float:
-        return 0.0
-
-
-class ViewOnlySession(AnnotationSession):
-    """A session on a project opened read-only (another instance edits it): every batch
-    shows as read-only (no note status changes, no decisions) and no time is recorded."""
-
-    def __init__(self, project: Project, annotator: str, **kwargs):
-        super().__init__(project, annotator, **kwargs)
-        self.time = _NoTimeRecorder(project, self.annotator, self.time.timer.idle_threshold,
-                                    self.time.timer.clock)
-
-    @property
-    def read_only(self) -> bool:
-        return True
