@@ -56,6 +56,7 @@ def _retrain(project_path: str, progress: Progress, *, annotator: str | None = N
            "metrics": result.metrics, "seconds": result.seconds,
            "train_seconds": result.train_seconds, "warm_start": result.warm_start,
            "refreshed_notes": result.refreshed_notes, "refresh_error": result.refresh_error,
+           "scored_notes": result.scored_notes, "score_error": result.score_error,
            "batch_id": None, "batch_error": None}
     if next_size:
         try:

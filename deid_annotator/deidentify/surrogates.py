@@ -16,8 +16,10 @@ and ``Smith, John`` become ``Jones``, ``JONES``, ``Mr. Jones``, ``P. Jones``,
   ``'s``, titles (Mr., Dr., ...) and punctuation; given names keep their gender
   when Faker's lists know it, and never start with the original's initial, so an
   initial ``J.`` maps to the initial of ``John``'s surrogate (else to another letter);
-* surrogates are drawn from Faker's en_US lists and never equal a PHI word found
-  anywhere in the corpus (so the leak audit cannot mistake one for a leak), nor
+* surrogates are drawn from Faker's en_US lists and never equal nor contain a PHI
+  word found anywhere in the corpus (so ``Engineer, biomedical`` cannot replace
+  ``engineer``, nor ``West Virginia`` ``Virginia``: the leak audit would rightly call
+  it a leak), nor
   another original's surrogate in the same scope (the mapping stays invertible).
 
 Locations map word by word too: US states to states, state codes to codes,
@@ -69,6 +71,26 @@ _LOC_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
 _POSSESSIVE = re.compile(r"(.*[^\W\d_])(['\u2019][sS])$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+_WORD = re.compile(r"[^\W_]+")
+
+
+class WordAware:
+    """Exclusion set that also holds any string containing one of its words: Faker's lists
+    have multi-word entries (``Engineer, biomedical``, ``West Virginia``) that would carry a
+    PHI word such as ``engineer`` or ``virginia`` into the output, which the leak audit,
+    matching by whole words, rightly reports. Stop words and single letters are not judged
+    by the audit and are ignored here too."""
+
+    def __init__(self, words):
+        self.words = words
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, str):
+            return False
+        low = item.lower()
+        if low in self.words:
+            return True
+        return any(len(w) > 1 and w not in STOP_WORDS and w in self.words for w in _WORD.findall(low))
 
 
 class Pools:
@@ -110,6 +132,7 @@ class ScopeSurrogates:
         self.scope = scope
         self.seed = seed
         self.exclude = exclude                   # lower-cased PHI words and values of the whole corpus
+        self.exclude_words = WordAware(exclude)  # ... and any word-list entry holding one of them
         self.fuzzy_threshold = fuzzy_threshold
         self.p = pools()
         self.name_tokens: dict[str, str] = {}    # lower original word -> surrogate (its own case)
@@ -206,7 +229,7 @@ class ScopeSurrogates:
         else:
             pool = p.last
         used = self._used("name")
-        exclude = AnyOf(self.exclude, used, {key})
+        exclude = AnyOf(self.exclude_words, used, {key})
         rng = self._rng("name", key)
         sur = pick(rng, pool, exclude, first_letter_not=key[:1], fallback=p.last + p.given)
         if sur is None:  # every list exhausted: an invented word
@@ -262,7 +285,7 @@ class ScopeSurrogates:
             self.loc_tokens[key] = self.loc_tokens[alias]
             return self.loc_tokens[key]
         used = self._used("location")
-        exclude = AnyOf(self.exclude, used, {key})
+        exclude = AnyOf(self.exclude_words, used, {key})
         rng = self._rng("location", key)
         sur: str | None
         if key in p.states_set:
@@ -364,7 +387,7 @@ class ScopeSurrogates:
                 elif w.lower() in _KEEP_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
                     out.append(w)
                 else:
-                    sur = pick(rng, self.p.last, AnyOf(self.exclude, {w.lower()})) or shape_surrogate(w, rng)
+                    sur = pick(rng, self.p.last, AnyOf(self.exclude_words, {w.lower()})) or shape_surrogate(w, rng)
                     out.append(like_case(sur.lower() if w.islower() else sur, w))
             out.append(value[pos:])
             result = "".join(out)
@@ -377,7 +400,8 @@ class ScopeSurrogates:
         k = ("profession", value.lower())
         if k not in self.values:
             rng = self._rng("profession", value.lower())
-            self.values[k] = pick(rng, self.p.jobs, AnyOf(self.exclude, {value.lower()})) or "worker"
+            avoid = AnyOf(self.exclude_words, WordAware({value.lower(), *_WORD.findall(value.lower())}))
+            self.values[k] = pick(rng, self.p.jobs, avoid) or shape_surrogate(value, rng, avoid=avoid)
         job = self.values[k]
         if value.isupper():
             return job.upper()

@@ -21,8 +21,13 @@ from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
 from .models import PREDICT_LOCK, current_tagger
-from .selection import (LENGTH_POWER, SAMPLE_LIMIT, check_strategy, select_active, select_random,
-                        select_sequential)
+from .selection import (LENGTH_POWER, SAMPLE_LIMIT, candidate_count, check_strategy, sample_pool,
+                        select_active, select_active_stored, select_random, select_sequential,
+                        uncertainties)
+
+#: Notes scored per step by :func:`score_pool` (the model lock is taken per step, so a
+#: background scoring never holds up pre-annotation for long).
+SCORE_CHUNK = 100
 
 #: The batch sizes the app offers (any positive size works).
 BATCH_SIZES = (10, 20, 40)
@@ -97,6 +102,41 @@ def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
     return len(ids)
 
 
+def score_pool(project: Project, tagger: Tagger, model_version: int, *,
+               sample_limit: int = SAMPLE_LIMIT, seed: int = 0, measure: str = "entropy",
+               length_power: float = LENGTH_POWER, progress: Progress | None = None) -> int:
+    """Score a random sample of the unannotated pool (at most ``sample_limit`` notes, drawn
+    afresh for each version) with ``model_version``'s tagger and store the scores for the
+    active strategy (replacing any stored before). Cancelling stores nothing. Returns the
+    notes scored."""
+    ids = sample_pool(project.unannotated_pool(), sample_limit, seed, model_version)
+    scores: dict[str, float] = {}
+    signal = "none"
+    report(progress, "score", 0, len(ids), f"scoring the pool with version {model_version}")
+    for first in range(0, len(ids), SCORE_CHUNK):
+        part = ids[first:first + SCORE_CHUNK]
+        values, signal = uncertainties(tagger, project.notes(part), measure,
+                                       length_power=length_power)
+        scores.update(zip(part, values.tolist()))
+        report(progress, "score", len(scores), len(ids),
+               f"scoring the pool with version {model_version}")
+    project.store_uncertainty_scores(model_version, scores, measure=measure,
+                                     length_power=length_power, signal=signal)
+    return len(scores)
+
+
+def _stored_scores(project: Project, model_version: int | None, size: int, pool_size: int,
+                   measure: str, length_power: float) -> tuple[dict[str, float], str] | None:
+    """The stored scores of this version for pool notes, if enough are left to pick from."""
+    if model_version is None:
+        return None
+    scores, signal = project.uncertainty_scores(model_version, measure=measure,
+                                                length_power=length_power)
+    if not scores or len(scores) < candidate_count(size, pool_size):
+        return None
+    return scores, signal
+
+
 def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
                progress: Progress | None = None, annotator: str | None = None,
                tagger: Tagger | None = None, model_version: int | None = None,
@@ -105,7 +145,9 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     """Create the project's next batch of ``size`` notes and pre-annotate it; returns its id.
 
     ``measure``/``length_power``: the active strategy's uncertainty (see :mod:`.selection`);
-    ``sample_limit``: how many notes of the pool it scores at most (a random sample).
+    it uses the scores stored by the last retrain (:func:`score_pool`) for ``model_version``
+    when enough of their notes are still in the pool; otherwise it scores now a random
+    sample of at most ``sample_limit`` notes of the pool.
     ``tagger``/``model_version`` override the current model (tests, simulations). Fewer
     notes than ``size`` left: the batch takes them all. None left: :class:`DeidError`.
     """
@@ -124,11 +166,14 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     elif strategy == "random":
         picked = select_random(pool, size, seed, number)
     else:
-        picked = select_active(pool, size, tagger, lambda ids: project.notes(ids), seed=seed,
-                               batch_number=number, measure=measure, progress=progress,
-                               sample_limit=sample_limit,
-                               length_power=LENGTH_POWER if length_power is None
-                               else length_power).note_ids
+        power = LENGTH_POWER if length_power is None else length_power
+        stored = _stored_scores(project, model_version, size, len(pool), measure, power)
+        if stored is not None:
+            picked = select_active_stored(*stored, size, lambda ids: project.notes(ids)).note_ids
+        else:
+            picked = select_active(pool, size, tagger, lambda ids: project.notes(ids), seed=seed,
+                                   batch_number=number, measure=measure, progress=progress,
+                                   sample_limit=sample_limit, length_power=power).note_ids
     report(progress, "pre-annotate", 0, len(picked), f"batch {number}")
     predictions = predict_spans(tagger, project, picked, progress)
     if progress is not None:

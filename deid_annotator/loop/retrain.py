@@ -10,10 +10,14 @@ thread), reads the gold notes, leaves out the fixed evaluation slice
 it is the same tagger and its ``fit`` takes ``warm_start``), measures it on the slice,
 and stores it as a new current model version: the version row and the model archive
 in one transaction (:func:`.models.store_model`). Then the open batches' pending model
-spans are refreshed with the new model.
+spans are refreshed with the new model, and a random sample of the unannotated pool is
+scored with it for the active strategy (stage ``score``; :func:`.batches.score_pool`), so
+the next batch is picked without running the model while the annotator waits. Cancelling
+or failing while scoring stores no scores and leaves the new version in place
+(``RetrainResult.score_error`` says why).
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
-``evaluate``, ``store``, ``pre-annotate``) carry ``info`` with ``elapsed_seconds`` and,
+``evaluate``, ``store``, ``pre-annotate``, ``score``) carry ``info`` with ``elapsed_seconds`` and,
 once a stage with a known total has moved, ``eta_seconds`` (time left in that stage, from
 its pace so far); the tagger's epoch and loss pass
 through. Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step
@@ -33,13 +37,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..corpus import Corpus
-from ..errors import DeidError
+from ..errors import CancelledError, DeidError
 from ..progress import Progress, ProgressEvent
 from ..store import Project
 from ..taggers import Tagger, accepted_options, tagger_class
-from .batches import refresh_open_batches
+from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .models import PREDICT_LOCK, load_version, remember, store_model
+from .selection import SAMPLE_LIMIT
 
 
 @dataclass(slots=True)
@@ -54,6 +59,8 @@ class RetrainResult:
     warm_start: bool
     refreshed_notes: int = 0          # open-batch notes pre-annotated again
     refresh_error: str | None = None  # the version is stored even if the refresh failed
+    scored_notes: int = 0             # pool notes scored for the active strategy
+    score_error: str | None = None    # ... or why not (cancelled, failed): the version stands
     tagger: Tagger | None = field(default=None, repr=False)
 
 
@@ -141,6 +148,9 @@ class RetrainJob:
     ``max_epochs``), see :func:`deid_annotator.taggers.accepted_options`.
     ``eval_share``: the evaluation slice's share of patients (0: no slice, train on all).
     ``refresh``: pre-annotate the open batches again with the new version.
+    ``score_sample``: score at most this many notes of the unannotated pool (a random
+    sample; the whole pool when smaller) with the new version for the active strategy
+    (0: do not score; the next active batch then scores at batch time).
     ``on_finished``: called in the worker thread with the job when it ends (any outcome).
     """
 
@@ -151,6 +161,7 @@ class RetrainJob:
                  progress: Progress | None = None,
                  eval_share: float = EVAL_SHARE, min_gold_notes: int = MIN_GOLD_NOTES,
                  warm_start: bool = True, refresh: bool = True, annotator: str | None = None,
+                 score_sample: int = SAMPLE_LIMIT,
                  on_finished: Callable[["RetrainJob"], None] | None = None):
         self.project_path = Path(project_path.path if isinstance(project_path, Project)
                                  else project_path)
@@ -162,6 +173,10 @@ class RetrainJob:
         self.min_gold_notes = min_gold_notes
         self.warm_start = warm_start
         self.refresh = refresh
+        if isinstance(score_sample, bool) or not isinstance(score_sample, int) or score_sample < 0:
+            raise DeidError(f"the pool sample to score must be a number of notes (0: none), "
+                            f"not {score_sample!r}")
+        self.score_sample = score_sample
         self.annotator = annotator
         self.on_finished = on_finished
         self.result: RetrainResult | None = None
@@ -291,9 +306,23 @@ class RetrainJob:
                 except Exception as exc:  # the version stands; say what went wrong
                     refresh_error = f"{type(exc).__name__}: {exc}"
             remember(project, version, tagger)  # only now may other threads get this object
+            scored, score_error = self._score_pool(project, tagger, version, relay)
         return RetrainResult(version, name, len(train), len(held), metrics,
                              time.perf_counter() - started, train_seconds, warm, refreshed,
-                             refresh_error, tagger)
+                             refresh_error, scored, score_error, tagger)
+
+    def _score_pool(self, project: Project, tagger: Tagger, version: int,
+                    relay: Progress) -> tuple[int, str | None]:
+        """Score the pool for the active strategy; never fails the job (the version stands)."""
+        if not self.score_sample:
+            return 0, None
+        try:
+            return score_pool(project, tagger, version, sample_limit=self.score_sample,
+                              progress=relay), None
+        except CancelledError:
+            return 0, "cancelled: the next active batch scores the pool itself"
+        except Exception as exc:
+            return 0, f"{type(exc).__name__}: {exc}"
 
 
 def retrain(project_path, tagger_name: str | None = None, **kwargs) -> RetrainResult:

@@ -200,6 +200,18 @@ class ActiveChoice:
     candidates: int             # most uncertain notes the batch was picked from
     signal: str                 # "tokens", "spans" or "none"
     uncertainty: dict[str, float]
+    stored: bool = False        # scores stored by the last retrain (not scored now)
+
+
+def sample_pool(pool: Sequence[str], sample_limit: int, seed: int = 0, number: int = 0) -> list[str]:
+    """A random sample of at most ``sample_limit`` notes of the pool, in pool order
+    (all of it when smaller); reproducible for ``seed`` and ``number``."""
+    if isinstance(sample_limit, bool) or not isinstance(sample_limit, int) or sample_limit < 1:
+        raise DeidError(f"the active strategy's sample must be a positive number of notes, "
+                        f"not {sample_limit!r}")
+    if len(pool) > sample_limit:
+        return _pick(pool, sorted(_rng(seed, number).sample(range(len(pool)), sample_limit)))
+    return list(pool)
 
 
 def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[list[str]], list[Note]],
@@ -208,22 +220,41 @@ def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[
                   length_power: float = LENGTH_POWER, progress: Progress | None = None
                   ) -> ActiveChoice:
     """Pick ``size`` notes of ``pool`` by uncertainty under ``tagger`` and diversity."""
-    if isinstance(sample_limit, bool) or not isinstance(sample_limit, int) or sample_limit < 1:
-        raise DeidError(f"the active strategy's sample must be a positive number of notes, "
-                        f"not {sample_limit!r}")
-    if len(pool) > sample_limit:   # a random sample, in pool order
-        ids = _pick(pool, sorted(_rng(seed, batch_number).sample(range(len(pool)), sample_limit)))
-    else:
-        ids = list(pool)
+    ids = sample_pool(pool, sample_limit, seed, batch_number)
     notes = read_notes(ids)
     report(progress, "score", 0, len(notes), "scoring uncertainty")
     scores, signal = uncertainties(tagger, notes, measure, progress=progress,
                                    length_power=length_power)
     report(progress, "score", len(notes), len(notes), "scoring uncertainty")
-    n_candidates = min(len(ids), max(CANDIDATE_FACTOR * size, 2 * size + 10))
-    order = np.argsort(-scores, kind="stable")[:n_candidates]
+    texts = {n.id: n.text for n in notes}
+    return _diverse_choice(ids, scores, lambda some: [texts[i] for i in some], size, diversity,
+                           signal)
+
+
+def candidate_count(size: int, scored: int) -> int:
+    """How many of the most uncertain notes the diversity step picks a batch of ``size`` from."""
+    return min(scored, max(CANDIDATE_FACTOR * size, 2 * size + 10))
+
+
+def select_active_stored(scores: dict[str, float], signal: str, size: int,
+                         read_notes: Callable[[list[str]], list[Note]], *,
+                         diversity: float = DIVERSITY) -> ActiveChoice:
+    """Pick ``size`` notes by uncertainty scores stored earlier (note id -> score; see
+    :meth:`Project.uncertainty_scores`) and diversity; only the candidates' texts are read."""
+    ids = list(scores)
+
+    def texts(some: list[str]) -> list[str]:
+        return [n.text for n in read_notes(some)]
+
+    return _diverse_choice(ids, np.array([scores[i] for i in ids], dtype=np.float64), texts,
+                           size, diversity, signal, stored=True)
+
+
+def _diverse_choice(ids: list[str], scores: np.ndarray, texts: Callable[[list[str]], list[str]],
+                    size: int, diversity: float, signal: str, stored: bool = False) -> ActiveChoice:
+    order = np.argsort(-scores, kind="stable")[:candidate_count(size, len(ids))]
     cand_scores = scores[order]
-    chosen = diverse_top(cand_scores, [notes[i].text for i in order], size, diversity)
+    chosen = diverse_top(cand_scores, texts([ids[int(i)] for i in order]), size, diversity)
     picked = [ids[int(order[k])] for k in chosen]
     return ActiveChoice(picked, len(ids), len(order), signal,
-                        {ids[int(order[k])]: float(cand_scores[k]) for k in chosen})
+                        {ids[int(order[k])]: float(cand_scores[k]) for k in chosen}, stored)

@@ -248,12 +248,27 @@ def _v4_pool_index(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS notes_gold_at ON notes(gold_at)")
 
 
+def _v5_uncertainty_scores(db: Database) -> None:
+    """Uncertainty of pool notes under a model version, scored in the background after a
+    retrain: the active strategy then picks a batch without scoring at batch time."""
+    db.execute("""CREATE TABLE IF NOT EXISTS uncertainty_scores (
+        model_version INTEGER NOT NULL REFERENCES model_versions(number) ON DELETE CASCADE,
+        note_id       INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        score         REAL NOT NULL,
+        measure       TEXT NOT NULL,
+        length_power  REAL NOT NULL,
+        signal        TEXT NOT NULL,
+        PRIMARY KEY (model_version, note_id)
+    ) WITHOUT ROWID""")
+
+
 #: Migrations in the order they are applied; schema version N = the first N applied.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_initial,
     _v2_model_archives,
     _v3_team_annotation,
     _v4_pool_index,
+    _v5_uncertainty_scores,
 ]
 
 

@@ -222,7 +222,9 @@ class BiLstmCrfTagger(Tagger):
         """Initialise word embeddings of the next ``fit`` from ``{word: vector}`` (e.g. word2vec
         trained on the project's notes). Words are normalised as the tagger's vocabulary is
         (lower case, digits -> 0); every pretrained word joins the vocabulary, so words unseen in
-        the gold notes still get a meaningful embedding. The vectors' size sets ``word_dim``."""
+        the gold notes still get a meaningful embedding. The vectors' size sets ``word_dim``.
+        They are rescaled together (their geometry kept) to the spread of the random rows: at
+        word2vec's own scale, five times larger, training sat for epochs predicting no PHI."""
         table: dict[str, np.ndarray] = {}
         dim = None
         for word, vec in vectors.items():
@@ -365,12 +367,13 @@ class BiLstmCrfTagger(Tagger):
         if warm is not None:
             _copy_weights(warm.network, network)
         if pretrained:
+            scale = _pretrained_scale(pretrained.values())
             with torch.no_grad():
                 emb = network.word_embedding.weight
                 for word, vec in pretrained.items():
                     i = words.stoi[word]
                     if warm is None or i >= len(warm.words):
-                        emb[i] = torch.from_numpy(vec)
+                        emb[i] = torch.from_numpy(vec * scale)
         network.to(device)
 
         char_table = TokenTable(words, chars, skeleton)
@@ -619,6 +622,16 @@ class BiLstmCrfTagger(Tagger):
         network.eval()
         self.network, self.words, self.chars, self.tags = network, words, chars, tags
         self.skeleton = skeleton
+
+
+#: The spread of the random initialisation of embedding rows (uniform in [-0.1, 0.1]).
+INIT_STD = 0.1 / math.sqrt(3)
+
+
+def _pretrained_scale(vectors) -> float:
+    """The factor bringing pretrained vectors' overall standard deviation to ``INIT_STD``."""
+    std = float(np.std(np.stack(list(vectors))))
+    return INIT_STD / std if std > 0 else 1.0
 
 
 def _label_probs(marg_row: np.ndarray) -> np.ndarray:
