@@ -11,7 +11,9 @@ records version, variant, size and build time. Prints the size and what dominate
 
 ``--gpu`` keeps torch's CUDA libraries (install a CUDA build of torch first); the default
 is a CPU bundle and refuses a CUDA torch. ``--smoke`` runs ``packaging/smoke.py`` on the
-result. Build outputs stay out of git (``build/``, ``dist/``).
+result. ``--from-git REV`` builds a commit (exported with ``git archive``) instead of the
+working tree: a build snapshots the files as they are, so a tree in the middle of an edit
+gives a broken bundle. Build outputs stay out of git (``build/``, ``dist/``).
 """
 from __future__ import annotations
 
@@ -129,6 +131,27 @@ def report(info: dict, bundle: Path) -> None:
     print(f"run it: {bundle / contents.APP_NAME}   (CLI: {bundle / contents.APP_NAME} --help)")
 
 
+def build_commit(rev: str, argv: list[str]) -> int:
+    """Export commit ``rev`` to a temporary folder and run its own build.py there."""
+    import io
+    import shutil
+    import tarfile
+    import tempfile
+
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev],
+                             capture_output=True)
+    if archive.returncode != 0:
+        raise BuildError(f"git archive {rev}: {archive.stderr.decode(errors='replace').strip()}")
+    tree = Path(tempfile.mkdtemp(prefix="deid-build-"))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tree, filter="data")
+        print(f"building commit {rev} exported to {tree}", flush=True)
+        return subprocess.run([sys.executable, str(tree / "packaging" / "build.py"), *argv]).returncode
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--dist", type=Path, default=REPO / "dist", help="where the bundle goes")
@@ -136,8 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gpu", action="store_true", help="keep CUDA (needs a CUDA build of torch)")
     p.add_argument("--clean", action="store_true", help="discard PyInstaller's cache first")
     p.add_argument("--smoke", action="store_true", help="run packaging/smoke.py on the bundle")
+    p.add_argument("--from-git", metavar="REV", help="build this commit, not the working tree")
     args = p.parse_args(argv)
     dist, work = args.dist.resolve(), args.work.resolve()
+    if args.from_git:
+        forwarded = ["--dist", str(dist), "--work", str(work)] + [
+            flag for flag, on in (("--gpu", args.gpu), ("--clean", args.clean),
+                                  ("--smoke", args.smoke)) if on]
+        try:
+            return build_commit(args.from_git, forwarded)
+        except BuildError as exc:
+            print(f"build: error: {exc}", file=sys.stderr)
+            return 2
     try:
         info = build(dist, work, args.gpu, args.clean)
     except BuildError as exc:

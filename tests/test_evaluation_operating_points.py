@@ -77,3 +77,13 @@ def test_to_dict_is_json_ready():
     gold, pred = corpora(PRED)
     d = operating_points(gold, pred, [0.3])[0].to_dict()
     assert d["threshold"] == 0.3 and {"precision", "recall", "f1", "tp", "fp", "fn"} <= set(d)
+
+
+def test_best_f_weighs_recall_by_beta():
+    gold, pred = corpora(PRED)
+    confidences = TokenConfidences(gold, pred)
+    # thresholds 0.9: P 2/3 R 2/6; 0.4: P 5/6 R 5/6; 0.1: P 6/7 R 1; 0.05: P 6/8 R 1
+    assert confidences.best_f(2.0).threshold == 0.1
+    assert confidences.best_f(0.1).threshold == 0.1   # P 6/7 beats P 5/6 as well
+    empty = TokenConfidences(*corpora([]))
+    assert empty.best_f() is None

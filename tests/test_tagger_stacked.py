@@ -180,14 +180,33 @@ def trained():
     return tagger, train, test
 
 
+def _f2(point):
+    p, r = point["precision"], point["recall"]
+    return 5 * p * r / (4 * p + r) if p + r else 0.0
+
+
 def test_fit_learns_a_classifier_and_a_threshold_from_cross_validation(trained):
     tagger, train, _ = trained
     t = tagger.training
     assert t["classifier"] == "logistic" and t["candidates"] > t["positive_candidates"] > 0
     assert 0 <= tagger.options["threshold"] <= 1 and t["threshold_from"] == "cross-validation"
-    # the threshold reaches the target recall on the CV predictions (or all the candidates allow)
-    assert t["cv_token"]["recall"] >= min(0.98, t["candidate_token_recall"]) - 1e-9
+    # by default the threshold has the best CV token F2 (recall weighs twice precision)
+    assert all(_f2(t["cv_token"]) >= _f2(p) - 1e-3 for p in t["cv_operating_points"])
     assert set(t["members"]) == {"rules", "crf"} and t["notes"] == len(train)
+
+
+def test_a_target_recall_or_a_fixed_threshold_replaces_the_f2_choice(trained):
+    _, train, _ = trained
+    options = {**FAST, "members": ["rules"]}   # cheap: the second level alone, twice
+    folds = patient_folds(train, 2, seed=1)
+    cv = {"rules": cross_validated_outputs("rules", train, folds, lambda: create_tagger("rules"))}
+    members = [create_tagger("rules").fit(train)]
+    t = StackedTagger(**options, target_recall=0.9).fit_classifier(train, cv, members).training
+    assert t["cv_token"]["recall"] >= min(0.9, t["candidate_token_recall"]) - 1e-9
+    fixed = StackedTagger(**options, threshold=0.5).fit_classifier(train, cv, members)
+    assert fixed.options["threshold"] == 0.5 and fixed.training["threshold_from"] == "option"
+    with pytest.raises(DeidError, match="members"):
+        StackedTagger(**FAST).fit_classifier(train, cv, members)
 
 
 def test_predict_keeps_candidates_at_or_above_the_threshold(trained):

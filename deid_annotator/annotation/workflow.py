@@ -326,13 +326,19 @@ def import_notes(project, fmt: str, path, source: str = "model", annotator: str 
 
 
 def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progress | None = None) -> int:
-    """Write the project's gold corpus (or another kind of spans) to ``path``; returns notes."""
-    from ..formats import write_corpus
+    """Write the project's gold corpus (or another kind of spans) to ``path``, owner-only (it
+    holds PHI), with the gold's provenance (as ``export`` in the CLI); returns notes."""
+    from ..formats import owner_only, write_corpus
+    from ..team.provenance import prepare_export, write_sidecar
 
     corpus = project.corpus(kind, progress=progress)
     if not len(corpus):
         raise DeidError("there are no gold-annotated notes to export yet: submit a batch first")
-    write_corpus(fmt, corpus, path, progress=progress)
+    sidecar = prepare_export(project, corpus, fmt) if kind == "gold" else None
+    with owner_only():
+        write_corpus(fmt, corpus, path, progress=progress)
+        if sidecar:
+            write_sidecar(path, sidecar, project)
     return len(corpus)
 
 

@@ -79,6 +79,23 @@ class TokenConfidences:
         return self.at(float(self.hits[-needed]))
 
 
+    def best_f(self, beta: float = 2.0) -> OperatingPoint | None:
+        """The threshold with the best F-beta (beta 2: recall weighs twice precision); the
+        highest such threshold on ties. None when nothing was predicted."""
+        if beta <= 0:
+            raise ValueError(f"beta must be > 0, not {beta}")
+        if not len(self.hits):
+            return None
+        b2 = beta * beta
+        best: tuple[float, float] | None = None
+        for threshold in np.unique(self.hits):   # recall only changes at a hit's confidence
+            s = self.at(float(threshold)).token
+            f = (1 + b2) * s.precision * s.recall / (b2 * s.precision + s.recall) if s.tp else 0.0
+            if best is None or f >= best[0]:
+                best = (f, float(threshold))
+        return self.at(best[1])
+
+
 def operating_points(gold: Corpus, pred: Corpus,
                      thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> list[OperatingPoint]:
     """Binary token scores of ``pred`` against ``gold`` at each threshold (notes matched by

@@ -11,7 +11,10 @@ Every strategy draws only from the pool of notes in no batch and without gold
 ``active``
     Uncertainty sampling mixed with diversity. The current model scores a random
     sample of the pool (at most :data:`SAMPLE_LIMIT` notes, so a 100,000-note pool costs
-    the same as a 2,000-note one):
+    the same as a 2,000-note one). A retrain does it in the background and stores the
+    scores with the new version (:func:`.batches.score_pool`); the next batch then picks
+    from those still in the pool (:func:`select_active_stored`) and scores only when
+    none are stored for the current version:
 
     * with per-token PHI probabilities (a tagger offering ``token_phi_probabilities``,
       as the BiLSTM-CRF, or ``predict_token_marginals``, as the CRF: CRF marginals of

@@ -46,10 +46,12 @@ INNER_FOLDS = 3
 
 DEFAULTS: dict[str, Any] = {
     "members": ["rules", "crf"],
-    "folds": 5,                   # patient folds for the members' cross-validated predictions
+    "folds": 4,                   # patient folds for the members' cross-validated predictions
     "classifier": "auto",         # auto (best on inner CV) | hgb | logistic | svm
     "threshold": None,            # operating point; None: chosen on the CV predictions
-    "target_recall": 0.98,        # ... as the highest threshold whose CV token recall reaches this
+    "target_recall": None,        # ... as the highest threshold whose CV token recall reaches
+                                  # this; None: the threshold of the best CV token F-beta
+    "beta": 2.0,                  # recall weighs beta times precision (a missed name is a leak)
     "marginal_threshold": 1e-4,   # CRF P(PHI) from which tokens become candidates (None: off;
                                   # the CRF's marginals are peaked: PHI it misses sits near 1e-3)
     "features": list(FEATURE_GROUPS),
@@ -81,11 +83,13 @@ def _check_options(o: dict[str, Any]) -> None:
     for key, low_open in (("threshold", False), ("target_recall", True), ("marginal_threshold", True),
                           ("min_gold_share", True)):
         value = o[key]
-        if value is None and key in ("threshold", "marginal_threshold"):
+        if value is None and key != "min_gold_share":
             continue
         if not isinstance(value, (int, float)) or not (0 < value <= 1 if low_open else 0 <= value <= 1):
             raise DeidError(f"stacked tagger: {key} must be a number in "
                             f"{'(0, 1]' if low_open else '[0, 1]'}, not {value!r}")
+    if not isinstance(o["beta"], (int, float)) or o["beta"] <= 0:
+        raise DeidError(f"stacked tagger: beta must be a number > 0, not {o['beta']!r}")
     groups = o["features"]
     if isinstance(groups, str) or not set(groups) <= set(FEATURE_GROUPS) or not groups:
         raise DeidError(f"stacked tagger: 'features' must be a non-empty list of: "
@@ -226,15 +230,25 @@ class StackedTagger(Tagger):
                 else:  # one patient: no inner CV possible; the training fit stands in
                     oof = make_classifier(kind, self.options["seed"]).fit(X, y).predict_proba(X)[:, 1]
                 confidences = scored(oof)
-                point = confidences.for_recall(min(target, ceiling))
+                point = (confidences.best_f(self.options["beta"]) if target is None
+                         else confidences.for_recall(min(target, ceiling)))
                 trials[kind] = {"average_precision": round(float(average_precision_score(y, oof)), 4),
-                                "precision_at_target": round(point.token.precision, 4) if point else None,
-                                "threshold_at_target": point.threshold if point else None}
-                key = (point.token.precision if point else 0.0, trials[kind]["average_precision"])
+                                "threshold": point.threshold if point else None,
+                                "precision": round(point.token.precision, 4) if point else None,
+                                "recall": round(point.token.recall, 4) if point else None}
+                # the better classifier: F-beta at its operating point, or precision at the
+                # target recall; average precision breaks ties
+                figure = 0.0
+                if point is not None:
+                    p_, r_, b2 = point.token.precision, point.token.recall, self.options["beta"] ** 2
+                    figure = p_ if target is not None else \
+                        (1 + b2) * p_ * r_ / (b2 * p_ + r_) if p_ + r_ else 0.0
+                key = (round(figure, 4), trials[kind]["average_precision"])
                 if best is None or key > best[0]:
                     best = (key, kind, point, confidences)
             _, kind, point, confidences = best
-            if self.options["threshold"] is None:
+            from_cv = self.options["threshold"] is None
+            if from_cv:
                 # round down: a rounded-up threshold could lose the recall it was chosen for
                 self.options["threshold"] = math.floor(point.threshold * 1e4) / 1e4 if point else 0.0
             chosen = confidences.at(self.options["threshold"])
@@ -253,7 +267,7 @@ class StackedTagger(Tagger):
             "classifier": kind, "classifier_trials": trials,
             "candidates": int(len(y)), "positive_candidates": int(y.sum()),
             "candidate_token_recall": round(ceiling, 4),
-            "threshold_from": "cross-validation" if point is not None else "option",
+            "threshold_from": "cross-validation" if from_cv else "option",
             "cv_token": {k: round(v, 4) if isinstance(v, float) else v
                          for k, v in chosen.token.to_dict().items()},
             "cv_operating_points": [{k: round(v, 4) if isinstance(v, float) else v

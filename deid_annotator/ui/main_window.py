@@ -872,7 +872,7 @@ class MainWindow(QMainWindow):
         if kind == "preannotate":
             self.statusBar().showMessage(f"Pre-annotated {result['notes']} note(s) of the open "
                                          f"batches again; decided spans were kept.", 15000)
-        if self.tabs.currentIndex() == 1 or kind == "retrain":
+        if self.tabs.currentIndex() == 1:  # else when it is shown: matplotlib takes 0.3-1.5 s
             self.refresh_dashboard()
         self.editor.setFocus()
 
@@ -1001,9 +1001,13 @@ class MainWindow(QMainWindow):
             return
         try:
             self.dashboard.set_data(workflow.learning_curve(self.project), workflow.batch_points(self.project))
-            from ..team import agreement   # team annotation: only when versions were merged
             has_versions = bool(self.project.query("SELECT 1 FROM note_versions LIMIT 1"))
-            self.dashboard.set_agreement(agreement(self.project) if has_versions else None)
+            if has_versions:   # team annotation: imported only then (seconds on a busy machine)
+                from ..team import agreement
+
+                self.dashboard.set_agreement(agreement(self.project))
+            else:
+                self.dashboard.set_agreement(None)
         except DeidError as exc:
             self.report_error("Dashboard", exc)
 
