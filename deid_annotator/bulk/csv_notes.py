@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 
 from ..corpus import Note
 from ..errors import FormatError
+from ..formats._io import open_for_reading
 
 # Discharge summaries run past csv's default limit of 131,072 characters a field.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -47,15 +48,7 @@ class CsvColumns:
 
 def iter_csv_notes(path: Path, columns: CsvColumns = CsvColumns()) -> Iterator[Note]:
     """The notes of a CSV file one at a time (a UTF-8 BOM is dropped)."""
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise FormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise FormatError("is a folder, expected a file", path) from None
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
-    with handle:
+    with open_for_reading(path, "r", encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)

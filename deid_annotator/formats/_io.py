@@ -101,15 +101,21 @@ def most_common(values: Iterable[str], default: str) -> str:
     return max(counts, key=counts.__getitem__) if counts else default
 
 
-def read_bytes(path: Path) -> bytes:
+def open_for_reading(path: Path, mode: str = "rb", **kwargs):
+    """``open(path, mode)``; a missing file, a folder or an OS error is a FormatError naming it."""
     try:
-        return path.read_bytes()
+        return open(path, mode, **kwargs)
     except FileNotFoundError:
         raise FormatError("no such file", path) from None
     except IsADirectoryError:
         raise FormatError("is a folder, expected a file", path) from None
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def read_bytes(path: Path) -> bytes:
+    with open_for_reading(path) as handle:
+        return handle.read()
 
 
 def decode(data: bytes, path: Path) -> tuple[str, bool]:
@@ -134,15 +140,7 @@ def iter_lines(path: Path, block: int = 1 << 20) -> Iterator[tuple[int, str, str
     """``(line_number, content, line_break)`` of a UTF-8 file, read a block at a time:
     :func:`split_lines` of :func:`read_text` without holding the file (a leading BOM
     dropped, a line that is not UTF-8 a :class:`FormatError` naming it)."""
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise FormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise FormatError("is a folder, expected a file", path) from None
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
-    with handle:
+    with open_for_reading(path) as handle:
         pending = b""
         lineno = 0
         first = True
@@ -214,22 +212,8 @@ def list_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
 
 def write_file_atomic(path: Path, data: bytes) -> None:
     """Write beside ``path`` then rename over it: readers see the old file or the new one."""
-    if path.is_dir():
-        raise FormatError("is a folder; give a file name to write", path)
-    parent = path.parent
-    if not parent.is_dir():
-        raise FormatError("the folder to write into does not exist", parent)
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        _remove(Path(tmp))
-        raise
+    with open_atomic(path) as f:
+        f.write(data)
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Sequence
 
 from .. import __version__
 from ..corpus import Note, Span
-from ..errors import ModelError
+from ..errors import DeidError, ModelError
 from ..progress import Progress
 
 MANIFEST = "model.json"
@@ -52,6 +52,17 @@ def _package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             pass
     return versions
+
+
+def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any],
+                  also: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``defaults`` updated with ``options``; an option not in ``defaults`` (nor ``also``) is a
+    DeidError naming the tagger and the options it knows (a typo never passes silently)."""
+    unknown = set(options) - set(defaults) - also
+    if unknown:
+        raise DeidError(f"{tagger} tagger: unknown option(s) {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(defaults)}")
+    return {**defaults, **options}
 
 
 class Tagger(ABC):

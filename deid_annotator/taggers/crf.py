@@ -24,7 +24,7 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_summary
+from .base import Tagger, training_summary, with_defaults
 from .features import FeatureExtractor
 from .patterns import TITLES
 
@@ -187,12 +187,7 @@ class CrfTagger(Tagger):
     trainable = True
 
     def __init__(self, lang: str = "en", **options: Any):
-        unknown = set(options) - set(DEFAULTS)
-        if unknown:
-            raise DeidError(f"crf tagger: unknown option(s) {', '.join(sorted(unknown))}; "
-                            f"known: {', '.join(DEFAULTS)}")
-        merged = {**DEFAULTS, **options}
-        super().__init__(lang=lang, **merged)
+        super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
         self._check_options()
         self._model: bytes | None = None
         self._tagger = None

@@ -31,7 +31,7 @@ from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer
 from . import register
 from . import patterns as P
-from .base import Tagger, training_summary
+from .base import Tagger, training_summary, with_defaults
 from .gazetteers import CITY, COUNTRY, HOLIDAY, PROFESSION, STATE, Gazetteers, fold, \
     load_gazetteers
 from .patterns import PatternMatch
@@ -515,11 +515,7 @@ class RulesTagger(Tagger):
     trainable = False
 
     def __init__(self, lang: str = "en", **options: Any):
-        unknown = set(options) - set(DEFAULTS) - {"mapping"}
-        if unknown:
-            raise DeidError(f"rules tagger: unknown option(s) {', '.join(sorted(unknown))}; "
-                            f"known: {', '.join(DEFAULTS)}")
-        merged = {**DEFAULTS, **options}
+        merged = with_defaults(self.name, options, DEFAULTS, also=frozenset({"mapping"}))
         labels = merged.get("labels")
         if labels is not None and (isinstance(labels, str) or not all(
                 isinstance(x, str) for x in labels)):

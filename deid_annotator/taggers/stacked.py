@@ -30,7 +30,7 @@ from ..evaluation.operating_points import DEFAULT_THRESHOLDS, TokenConfidences
 from ..progress import Progress, report
 from ..splits import group_key
 from . import create_tagger, register, tagger_class, tagger_names
-from .base import Tagger, training_summary
+from .base import Tagger, training_summary, with_defaults
 from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
@@ -67,10 +67,6 @@ DEFAULTS: dict[str, Any] = {
 
 
 def _check_options(o: dict[str, Any]) -> None:
-    unknown = set(o) - set(DEFAULTS)
-    if unknown:
-        raise DeidError(f"stacked tagger: unknown option(s) {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(DEFAULTS)}")
     members = o["members"]
     if isinstance(members, str) or not members or not all(isinstance(m, str) for m in members):
         raise DeidError("stacked tagger: 'members' must be a non-empty list of tagger names")
@@ -130,7 +126,7 @@ class StackedTagger(Tagger):
     trainable = True
 
     def __init__(self, lang: str = "en", **options: Any):
-        merged = {**DEFAULTS, **options}
+        merged = with_defaults(self.name, options, DEFAULTS)
         merged["members"] = list(merged["members"]) if not isinstance(merged["members"], str) \
             else merged["members"]
         _check_options(merged)

@@ -30,7 +30,7 @@ from ..errors import DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, align_spans, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_summary
+from .base import Tagger, training_summary, with_defaults
 from .gazetteers import load_gazetteers
 from .rules import RulesTagger
 from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
@@ -58,11 +58,7 @@ class TbedTagger(Tagger):
     trainable = True
 
     def __init__(self, lang: str = "en", **options: Any):
-        unknown = set(options) - set(DEFAULTS)
-        if unknown:
-            raise DeidError(f"tbed tagger: unknown option(s) {', '.join(sorted(unknown))}; "
-                            f"known: {', '.join(DEFAULTS)}")
-        super().__init__(lang=lang, **{**DEFAULTS, **options})
+        super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
         self._check_options()
         self.transformations: list[Transformation] = []
         self.rules_tagger = RulesTagger(lang=self.lang)
