@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
 
 #: The options that issue #7 changed, at their values before it.
-AS_IS = {"singleton_dropout": 0.0, "patience": 3, "phi_threshold": None}
+AS_IS = {"singleton_dropout": 0.0, "patience": 3, "empty_window_share": 0.5, "phi_threshold": None}
 NEITHER = {"pretrained_vectors": None, "text_skeleton": False}
 VARIANTS = {
     "as-is": ("bilstm-crf as it was", {**AS_IS, **NEITHER}),

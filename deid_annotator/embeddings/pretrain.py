@@ -26,7 +26,7 @@ FASTTEXT_BUCKETS = 200_000
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
-    method: str = "word2vec"
+    method: str = "fasttext"     # its nearest words to a surname were surnames more often
     dim: int = 100
     epochs: int = 20
     seed: int = 13
