@@ -65,6 +65,17 @@ def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any]
     return {**defaults, **options}
 
 
+def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:
+    """``notes`` as a list, refused with a clear DeidError when there is nothing to learn from."""
+    notes = list(notes)
+    if not notes:
+        raise DeidError(f"{tagger} tagger: nothing to train on (no notes)")
+    if not any(n.spans for n in notes):
+        raise DeidError(f"{tagger} tagger: the {len(notes)} training notes have no PHI spans; "
+                        "annotate some notes first")
+    return notes
+
+
 class Tagger(ABC):
     """Base class of PHI taggers. Subclasses set ``name`` and implement the four hooks."""
 

@@ -24,7 +24,7 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_summary, with_defaults
+from .base import Tagger, training_notes, training_summary, with_defaults
 from .features import FeatureExtractor
 from .patterns import TITLES
 
@@ -239,12 +239,7 @@ class CrfTagger(Tagger):
 
     # -- training -----------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "CrfTagger":
-        notes = list(notes)
-        if not notes:
-            raise DeidError("crf tagger: nothing to train on (no notes)")
-        if not any(n.spans for n in notes):
-            raise DeidError(f"crf tagger: the {len(notes)} training notes have no PHI spans; "
-                            "annotate some notes first")
+        notes = training_notes(self.name, notes)
         started = time.perf_counter()
         o = self.options
         trainer_cls = _make_trainer(progress, o["max_iterations"])

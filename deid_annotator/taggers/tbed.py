@@ -30,7 +30,7 @@ from ..errors import DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, align_spans, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_summary, with_defaults
+from .base import Tagger, training_notes, training_summary, with_defaults
 from .gazetteers import load_gazetteers
 from .rules import RulesTagger
 from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
@@ -98,12 +98,7 @@ class TbedTagger(Tagger):
 
     # -- training -----------------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "TbedTagger":
-        notes = list(notes)
-        if not notes:
-            raise DeidError("tbed tagger: nothing to train on (no notes)")
-        if not any(n.spans for n in notes):
-            raise DeidError(f"tbed tagger: the {len(notes)} training notes have no PHI spans; "
-                            "annotate some notes first")
+        notes = training_notes(self.name, notes)
         started = time.perf_counter()
         o = self.options
         report(progress, "rules", 0, len(notes), "fitting the rules tagger's label mapping")
