@@ -104,6 +104,7 @@ def main() -> int:
         tagger = BiLstmCrfTagger(**options).fit(train)
         train_s = time.perf_counter() - started
         model_dir = tagger.save(work / "models" / name)
+        (work / "tagged").mkdir(parents=True, exist_ok=True)  # `tag` writes into an existing folder
         predicted, seconds = tag_with_cli(model_dir, notes_dir, work / "tagged" / name)
         token = evaluate(corpus.subset(scored), predicted).token
         rate = len(scored) / seconds
