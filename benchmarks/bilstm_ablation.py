@@ -66,6 +66,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the taggers")
     ap.add_argument("--work", type=Path, default=None, help="where vectors, models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    ap.add_argument("--reuse-models", action="store_true",
+                    help="load the models already in --work (train s from their model.json)")
     args = ap.parse_args()
 
     if not (args.corpus / "id.text").is_file():
@@ -76,6 +78,7 @@ def main() -> int:
     if args.on == "validation":
         train, scored = split_by_patient(train, 0.2, seed=1)
     work = args.work or Path(tempfile.mkdtemp(prefix="deid-bilstm-ablation-"))
+    (work / "tagged").mkdir(parents=True, exist_ok=True)
     notes_dir = work / f"{args.on}-notes"
     write_corpus("physionet", corpus.subset(scored).without_spans(), notes_dir)
     print(f"training on {len(train)} notes ({len({n.patient for n in train})} patients), scoring "
@@ -84,6 +87,8 @@ def main() -> int:
 
     names = args.variants.split(",")
     vectors_path, pretrain_s = args.vectors, None
+    if vectors_path is None and (work / f"physionet-dev.{args.method}.bin").is_file() and args.reuse_models:
+        vectors_path = work / f"physionet-dev.{args.method}.bin"
     if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") for n in names):
         started = time.perf_counter()
         vectors = pretrain_embeddings([n.text for n in corpus.notes],
@@ -100,11 +105,15 @@ def main() -> int:
         options = {**options, **extra, "seed": args.seed}
         if options.get("pretrained_vectors"):
             options["pretrained_vectors"] = str(vectors_path)
-        started = time.perf_counter()
-        tagger = BiLstmCrfTagger(**options).fit(train)
-        train_s = time.perf_counter() - started
-        model_dir = tagger.save(work / "models" / name)
-        (work / "tagged").mkdir(parents=True, exist_ok=True)  # `tag` writes into an existing folder
+        model_dir = work / "models" / name
+        if args.reuse_models and (model_dir / "model.json").is_file():
+            tagger = BiLstmCrfTagger.load(model_dir)
+            train_s = tagger.training["seconds"]
+        else:
+            started = time.perf_counter()
+            tagger = BiLstmCrfTagger(**options).fit(train)
+            train_s = time.perf_counter() - started
+            tagger.save(model_dir)
         predicted, seconds = tag_with_cli(model_dir, notes_dir, work / "tagged" / name)
         token = evaluate(corpus.subset(scored), predicted).token
         rate = len(scored) / seconds
