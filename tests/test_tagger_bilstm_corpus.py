@@ -58,6 +58,6 @@ def test_bilstm_crf_on_physionet(physionet_dev, tmp_path):
           f"({tagger.training['epochs']} epochs, best {tagger.training['best_epoch']}); "
           f"test {len(test)} notes: token P {p:.3f} R {r:.3f} F1 {f1:.3f}; "
           f"load+tag {len(test) / tag_seconds:.0f} notes/s")
-    # Regression floors, below what was measured (P 0.915, R 0.580 with the defaults, no
-    # pretrained vectors): recall is far from the product's target on its own.
-    assert p >= 0.85 and r >= 0.50
+    # Regression floors, below what was measured with the recall-leaning defaults (P 0.752,
+    # R 0.868, F1 0.806; no pretrained vectors): alone it is far from the product's target.
+    assert r >= 0.78 and f1 >= 0.74 and p >= 0.65
