@@ -7,6 +7,7 @@ without vectors or skeleton) / + word vectors pretrained on the notes / + text s
 ``evaluate``; one markdown table is printed.
 
     python benchmarks/bilstm_ablation.py [--on test|validation] [--variants as-is,fixes,...]
+                                         [--tagger-seed N]
 
 ``--on validation`` (for choosing defaults) trains on 80 % of the training patients and
 scores the other 20 % of them; the test patients are never touched. ``--on test`` (the
@@ -63,7 +64,9 @@ def main() -> int:
     ap.add_argument("--vectors", type=Path, help="a vectors file to use instead of pretraining one")
     ap.add_argument("--method", default="fasttext", choices=("word2vec", "fasttext"))
     ap.add_argument("--options", default="{}", help="JSON options added to every variant")
-    ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the taggers")
+    ap.add_argument("--seed", type=int, default=13, help="seed of the patient split (and the taggers)")
+    ap.add_argument("--tagger-seed", type=int, default=None,
+                    help="another seed for the taggers only, same split: how much is seed noise")
     ap.add_argument("--work", type=Path, default=None, help="where vectors, models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     ap.add_argument("--reuse-models", action="store_true",
@@ -102,7 +105,7 @@ def main() -> int:
     extra = json.loads(args.options)
     for name in names:
         title, options = VARIANTS[name]
-        options = {**options, **extra, "seed": args.seed}
+        options = {**options, **extra, "seed": args.seed if args.tagger_seed is None else args.tagger_seed}
         if options.get("pretrained_vectors"):
             options["pretrained_vectors"] = str(vectors_path)
         model_dir = work / "models" / name

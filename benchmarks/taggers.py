@@ -8,7 +8,7 @@ with their cross-validated figures on the training notes, and token P/R of the s
 tagger at several span-confidence thresholds (operating points).
 
     python benchmarks/taggers.py [--taggers rules,tbed,crf,bilstm-crf,union,stacked]
-                                 [--stacked-members rules,tbed,crf] [--no-ablations]
+                                 [--stacked-members rules,tbed,crf,bilstm-crf] [--no-ablations]
                                  [--work DIR] [--json FILE]
 
 Members are trained once and reused by every row (union, stacked and its ablations);
@@ -94,7 +94,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--taggers", default="rules,tbed,crf,bilstm-crf,union,stacked")
-    ap.add_argument("--stacked-members", default="rules,tbed,crf",
+    ap.add_argument("--stacked-members", default="rules,tbed,crf,bilstm-crf",
                     help="members of the stacked tagger (its ablations leave out each in turn)")
     ap.add_argument("--no-ablations", action="store_true", help="only the full stacked row")
     ap.add_argument("--folds", type=int, default=4, help="patient folds of the stacked tagger's CV")
