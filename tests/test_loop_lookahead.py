@@ -7,8 +7,8 @@ import pytest
 from deid_annotator.loop import RetrainJob, next_batch, preannotate_ahead, rollback, submit
 from deid_annotator.loop import batches as batches_module
 from deid_annotator.loop.batches import predict_spans, preannotation_conditions
-from deid_annotator.loop.lookahead import AHEAD_BATCH_SIZE, ahead_note_ids
-from deid_annotator.loop.models import bootstrap_tagger, clear_memory_cache, load_version
+from deid_annotator.loop.lookahead import AHEAD_BATCH_SIZE, ahead_note_ids, preannotate_first_batch
+from deid_annotator.loop.models import clear_memory_cache, load_version
 from deid_annotator.loop.selection import candidate_count
 from deid_annotator.annotation import operating_point
 from deid_annotator.corpus import Span
@@ -171,11 +171,10 @@ def test_failing_ahead_keeps_the_version(tmp_path, monkeypatch):
 
 
 def test_first_batch_with_the_rules_tagger_stored_ahead(tmp_path, monkeypatch, predicted):
-    ahead, _ = make_project(tmp_path / "ahead.db", n=60)
+    ahead, gold = make_project(tmp_path / "ahead.db", n=60)
     fresh, _ = make_project(tmp_path / "fresh.db", n=60)
-    rules = bootstrap_tagger(ahead.labels(), ahead.lang)
-    stored = preannotate_ahead(ahead, rules, None)
-    assert stored == len(ahead_note_ids(ahead, None)) > 0
+    stored = preannotate_first_batch(ahead)
+    assert stored == len(ahead_note_ids(ahead, None, strategies=("sequential", "random"))) > 0
     assert ahead.preannotations_stored()[0][0] == RULES_VERSION
 
     def no_loading(*args, **kwargs):
@@ -189,11 +188,16 @@ def test_first_batch_with_the_rules_tagger_stored_ahead(tmp_path, monkeypatch, p
     f = next_batch(fresh, 20, "sequential")
     assert model_spans(ahead, a) == model_spans(fresh, f) and model_spans(ahead, a)
     # a label added since: the rules tagger would speak it, so the rows are stale
-    preannotate_ahead(ahead, rules, None)
+    preannotate_first_batch(ahead)
     ahead.add_label("BEDNUMBER")
     predicted.clear()
     next_batch(ahead, 5, "sequential")
     assert len(predicted) == 1 and ahead.preannotations_stored() == []
+    # once a model version exists, the retrain stores ahead: nothing done here
+    correct_to_gold(ahead, a, gold)
+    submit(ahead, a, ANNOTATOR)
+    RetrainJob(ahead.path, "test-memo", eval_share=0.0, ahead_batch_size=0).run()
+    assert preannotate_first_batch(ahead) == 0
     ahead.close()
     fresh.close()
 

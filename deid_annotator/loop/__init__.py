@@ -16,13 +16,14 @@ from .batches import (BATCH_SIZES, next_batch, open_batch_notes, open_batches, p
 from .effort import (BatchEffort, Corrections, NoteEffort, batch_effort, compare_spans,
                      note_effort)
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, in_eval_slice, split_eval_slice
-from .lookahead import preannotate_ahead
+from .lookahead import preannotate_ahead, preannotate_first_batch
 from .models import (bootstrap_tagger, current_tagger, load_version, model_directory, rollback,
                      store_model)
 from .retrain import RetrainJob, RetrainResult, retrain
 from .selection import STRATEGIES
 
 __all__ = ["BATCH_SIZES", "STRATEGIES", "next_batch", "preannotate", "refresh_open_batches", "preannotate_ahead",
+           "preannotate_first_batch",
            "open_batch_notes", "open_batches", "submit", "reopen", "Corrections", "NoteEffort", "BatchEffort",
            "compare_spans", "note_effort", "batch_effort", "EVAL_SHARE", "MIN_GOLD_NOTES",
            "in_eval_slice", "split_eval_slice", "bootstrap_tagger", "current_tagger", "load_version",

@@ -33,6 +33,7 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
+from .models import bootstrap_tagger
 from .batches import BATCH_SIZES, predict_spans, preannotation_conditions
 from .selection import (LENGTH_POWER, STRATEGIES, candidate_count, check_strategy, select_random,
                         select_sequential)
@@ -118,6 +119,20 @@ def preannotate_ahead(project: Project, tagger: Tagger, model_version: int | Non
         done += project.store_preannotations(version, conditions, predictions)
         report(progress, "pre-annotate ahead", done, len(ids), _what(model_version))
     return done
+
+
+def preannotate_first_batch(project: Project, *, batch_size: int = AHEAD_BATCH_SIZE,
+                            progress: Progress | None = None) -> int:
+    """For a project with no model yet (e.g. right after an import): store ahead the rules
+    tagger's spans of the notes the first ``sequential`` or ``random`` batch will take, so
+    that batch builds no rules tagger (in a fresh process: importing spaCy, seconds) and runs
+    none. ``active`` without a model scores a sample of the pool at batch time as before.
+    Does nothing once a model version exists (a retrain stores ahead). Returns the notes."""
+    if project.current_model_version() is not None:
+        return 0
+    rules = bootstrap_tagger(project.labels(), project.lang)
+    return preannotate_ahead(project, rules, None, strategies=("sequential", "random"),
+                             batch_size=batch_size, progress=progress)
 
 
 def _what(model_version: int | None) -> str:
