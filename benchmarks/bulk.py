@@ -125,7 +125,7 @@ def app_speed(args: argparse.Namespace) -> None:
     from deid_annotator.loop.batches import score_pool
     from deid_annotator.loop.lookahead import preannotate_ahead
     from deid_annotator.loop.models import clear_memory_cache, load_version, store_model
-    from deid_annotator.loop.selection import select_random, select_sequential
+    from deid_annotator.loop.selection import LENGTH_POWER, select_random, select_sequential
     from deid_annotator.store import Project
 
     rows = []
@@ -172,13 +172,16 @@ def app_speed(args: argparse.Namespace) -> None:
                       lambda: preannotate_ahead(project, tagger, version.number), repeat=1)
         rows[-1] = (rows[-1][0] + f" ({ahead} notes)", *rows[-1][1:])
 
-        def rescore():   # batches use up the scored notes: the next retrain scores afresh
-            score_pool(project, tagger, version.number, sample_limit=500)
+        def rescore():   # batches use up the scored notes: a retrain would score afresh
+            left, _ = project.uncertainty_scores(version.number, measure="entropy",
+                                                 length_power=LENGTH_POWER)
+            if len(left) < 200:
+                score_pool(project, tagger, version.number, sample_limit=500)
 
         def retrain_stages(strategy):   # what the retrain after the last batch would store
             if strategy == "active":
                 rescore()
-            preannotate_ahead(project, tagger, version.number)
+            preannotate_ahead(project, tagger, version.number)   # tops up what batches took
             clear_memory_cache()    # as in the app: a job process with no model loaded
 
         for size in (20, 40):

@@ -89,7 +89,7 @@ def test_stored_spans_are_identical_to_a_fresh_prediction(tmp_path, tagger, pred
     fresh.close()
 
 
-def test_ahead_covers_the_next_batch_of_every_offered_size(tmp_path):
+def test_ahead_covers_the_next_batch_of_every_offered_size(tmp_path, predicted):
     project, result = annotated(tmp_path / "p.db", n=300)
     pool = list(project.unannotated_pool())
     ids = ahead_note_ids(project, result.version)
@@ -101,6 +101,14 @@ def test_ahead_covers_the_next_batch_of_every_offered_size(tmp_path):
     from deid_annotator.loop.selection import select_random
     for size in (10, 20, 40):
         assert set(select_random(project.unannotated_pool(), size, 0, 2)) <= stored
+    # run again: what is stored stays, only notes new to the list are predicted
+    tagger = load_version(project, result.version)
+    predicted.clear()
+    assert preannotate_ahead(project, tagger, result.version) == 0 and predicted == []
+    next_batch(project, 20, "sequential")
+    again = preannotate_ahead(project, tagger, result.version)
+    assert again == len(sum(predicted, [])) and 20 <= again < len(ids)
+    assert set(sum(predicted, [])) == set(ahead_note_ids(project, result.version)) - stored
     project.close()
 
 

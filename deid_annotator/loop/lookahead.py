@@ -98,14 +98,17 @@ def preannotate_ahead(project: Project, tagger: Tagger, model_version: int | Non
                       progress: Progress | None = None) -> int:
     """Predict with ``tagger`` (the pre-annotating model: ``model_version``'s, or the rules
     tagger for None) the spans of the notes the next batch will most likely take and store
-    them for :func:`.batches.next_batch`. Progress stage ``pre-annotate ahead``; a cancel
-    keeps the chunks stored so far. Returns the notes stored."""
+    them for :func:`.batches.next_batch` (notes stored already for this version and these
+    conditions are not predicted again). Progress stage ``pre-annotate ahead``; a cancel
+    keeps the chunks stored so far. Returns the notes predicted and stored."""
     if strategies is None:
         strategies = strategies_by_use(project)
     version, conditions = preannotation_conditions(project, model_version)
     # fixed once, as the key was read: a change of the setting meanwhile makes the rows stale
     min_confidence = operating_point.min_confidence(project, tagger)
     ids = ahead_note_ids(project, model_version, strategies=strategies, batch_size=batch_size)
+    kept = project.stored_preannotations(version, conditions, ids)   # still valid: not redone
+    ids = [i for i in ids if i not in kept]
     done = 0
     report(progress, "pre-annotate ahead", 0, len(ids), _what(model_version))
     if not ids:   # still drop another version's rows: they are stale now
