@@ -9,7 +9,8 @@ from deid_annotator.loop import batches as batches_module
 from deid_annotator.loop.batches import predict_spans, preannotation_conditions
 from deid_annotator.loop.lookahead import AHEAD_BATCH_SIZE, ahead_note_ids, preannotate_first_batch
 from deid_annotator.loop.models import clear_memory_cache, load_version
-from deid_annotator.loop.selection import candidate_count
+from deid_annotator.loop.selection import (active_candidates, active_inputs_digest, candidate_count,
+                                           select_active_stored)
 from deid_annotator.annotation import operating_point
 from deid_annotator.corpus import Span
 from deid_annotator.progress import Progress
@@ -26,6 +27,17 @@ def _private_cache(tmp_path, monkeypatch):
     clear_memory_cache()
     yield
     clear_memory_cache()
+
+
+@pytest.fixture
+def tfidf_calls(monkeypatch):
+    """How many times the active strategy's diversity step ran TF-IDF."""
+    from deid_annotator.loop import selection
+
+    calls = []
+    real = selection.tfidf_similarity
+    monkeypatch.setattr(selection, "tfidf_similarity", lambda texts: calls.append(len(texts)) or real(texts))
+    return calls
 
 
 @pytest.fixture
@@ -69,7 +81,7 @@ def model_spans(project, batch_id):
 
 
 @pytest.mark.parametrize("tagger", [pytest.param("crf", marks=pytest.mark.slow), "test-memo"])
-def test_stored_spans_are_identical_to_a_fresh_prediction(tmp_path, tagger, predicted):
+def test_stored_spans_are_identical_to_a_fresh_prediction(tmp_path, tagger, predicted, tfidf_calls):
     quick = {"options": {"max_iterations": 20}} if tagger == "crf" else {}
     ahead, result = annotated(tmp_path / "ahead.db", n=50, tagger=tagger, **quick)
     fresh, _ = annotated(tmp_path / "fresh.db", n=50, tagger=tagger, ahead=0, **quick)
@@ -77,8 +89,10 @@ def test_stored_spans_are_identical_to_a_fresh_prediction(tmp_path, tagger, pred
     assert fresh.preannotations_stored() == []
     for strategy, size in (("active", 10), ("sequential", 10), ("random", 10), ("sequential", 5)):
         predicted.clear()
+        tfidf_calls.clear()
         a = next_batch(ahead, size, strategy)
         assert predicted == []            # every picked note was stored ahead: no model ran
+        assert tfidf_calls == []          # nor the active strategy's diversity step
         f = next_batch(fresh, size, strategy)
         assert [bn.note_id for bn in ahead.batch_notes(a)] == [bn.note_id for bn in fresh.batch_notes(f)]
         assert model_spans(ahead, a) == model_spans(fresh, f) and model_spans(ahead, a)
@@ -109,6 +123,21 @@ def test_ahead_covers_the_next_batch_of_every_offered_size(tmp_path, predicted):
     again = preannotate_ahead(project, tagger, result.version)
     assert again == len(sum(predicted, [])) and 20 <= again < len(ids)
     assert set(sum(predicted, [])) == set(ahead_note_ids(project, result.version)) - stored
+    project.close()
+
+
+def test_an_active_pick_made_ahead_serves_only_the_same_inputs(tmp_path, tfidf_calls):
+    project, result = annotated(tmp_path / "p.db")
+    scores, signal = project.uncertainty_scores(result.version, measure="entropy", length_power=0.5)
+    expected = select_active_stored(scores, signal, 10, project.notes).note_ids
+    assert project.stored_batch_pick(result.version, active_inputs_digest(scores, 10)) == expected
+    # a batch made by hand takes the top candidate: other inputs, so the pick is made now
+    project.create_batch([active_candidates(scores, 10)[0][0]], "by hand")
+    scores, signal = project.uncertainty_scores(result.version, measure="entropy", length_power=0.5)
+    expected = select_active_stored(scores, signal, 10, project.notes).note_ids
+    tfidf_calls.clear()
+    b = next_batch(project, 10, "active")
+    assert [bn.note_id for bn in project.batch_notes(b)] == expected and tfidf_calls == [40]
     project.close()
 
 

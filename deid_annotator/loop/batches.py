@@ -28,7 +28,8 @@ from ..store import Project
 from ..store.preannotations import RULES_VERSION
 from ..taggers import Tagger
 from .models import PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version
-from .selection import (LENGTH_POWER, SAMPLE_LIMIT, candidate_count, check_strategy, sample_pool,
+from .selection import (LENGTH_POWER, SAMPLE_LIMIT, active_inputs_digest, candidate_count,
+                        check_strategy, sample_pool,
                         select_active, select_active_stored, select_random, select_sequential,
                         uncertainties)
 
@@ -201,7 +202,11 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     else:
         power = LENGTH_POWER if length_power is None else length_power
         stored = _stored_scores(project, model_version, size, len(pool), measure, power)
-        if stored is not None:
+        ahead = (project.stored_batch_pick(model_version, active_inputs_digest(stored[0], size))
+                 if stored is not None and use_stored else None)
+        if ahead is not None:   # picked ahead from these very inputs (no TF-IDF now)
+            picked = ahead
+        elif stored is not None:
             picked = select_active_stored(*stored, size, lambda ids: project.notes(ids)).note_ids
         else:
             picked = select_active(pool, size, the_tagger(), lambda ids: project.notes(ids),

@@ -8,7 +8,10 @@ Which notes, for a model version (the pool as it is now; batches of up to
 * ``active``: the most uncertain notes by the scores stored with the version
   (:func:`.batches.score_pool`): the :func:`.selection.candidate_count` of them a batch of
   ``batch_size`` is picked from. Smaller batches pick from a prefix of the same ranking,
-  so this covers the next batch of any offered size (and a few batches of 10 or 20);
+  so this covers the next batch of any offered size (and a few batches of 10 or 20).
+  The next batch of each offered size is also picked now (:func:`pick_active_ahead`) and
+  stored with a digest of its inputs: the batch then needs no TF-IDF (nor scikit-learn,
+  seconds to import in a fresh process) while its inputs are unchanged;
 * ``sequential``: the next ``batch_size`` notes of the pool in import order;
 * ``random``: exactly the notes the next random batch would draw with the app's seed (0),
   one draw per offered batch size (the draw depends on the size, the batch number and
@@ -35,8 +38,8 @@ from ..store import Project
 from ..taggers import Tagger
 from .models import bootstrap_tagger
 from .batches import BATCH_SIZES, predict_spans, preannotation_conditions
-from .selection import (LENGTH_POWER, STRATEGIES, candidate_count, check_strategy, select_random,
-                        select_sequential)
+from .selection import (LENGTH_POWER, STRATEGIES, active_inputs_digest, candidate_count,
+                        check_strategy, select_active_stored, select_random, select_sequential)
 
 #: The largest batch the stored pre-annotations cover (the app's largest batch size).
 AHEAD_BATCH_SIZE = max(BATCH_SIZES)
@@ -48,9 +51,11 @@ APP_SEED = 0
 
 def ahead_note_ids(project: Project, model_version: int | None, *,
                    strategies: Sequence[str] = STRATEGIES, batch_size: int = AHEAD_BATCH_SIZE,
-                   measure: str = "entropy", length_power: float = LENGTH_POWER) -> list[str]:
+                   measure: str = "entropy", length_power: float = LENGTH_POWER,
+                   active_first: Sequence[str] = ()) -> list[str]:
     """The notes the next batch will most likely take, for each strategy in this order
-    (without repeats; see the module's docstring)."""
+    (without repeats; see the module's docstring); ``active_first``: notes to put first
+    among the active ones (its picks made ahead)."""
     for strategy in strategies:
         check_strategy(strategy)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 0:
@@ -68,8 +73,8 @@ def ahead_note_ids(project: Project, model_version: int | None, *,
             ids = [i for size in sorted({*(s for s in BATCH_SIZES if s <= batch_size), batch_size})
                    for i in select_random(pool, size, APP_SEED, number)]
         else:
-            ids = _most_uncertain(project, model_version, batch_size, len(pool), measure,
-                                  length_power)
+            ids = [*active_first, *_most_uncertain(project, model_version, batch_size, len(pool),
+                                                   measure, length_power)]
         wanted.update(dict.fromkeys(ids))
     return list(wanted)
 
@@ -83,6 +88,23 @@ def _most_uncertain(project: Project, model_version: int | None, batch_size: int
     # the order next_batch ranks them in (highest first, ties in pool order)
     ranked = sorted(scores, key=lambda i: -scores[i])
     return ranked[:candidate_count(batch_size, pool_size)]
+
+
+def pick_active_ahead(project: Project, model_version: int, *, batch_size: int = AHEAD_BATCH_SIZE,
+                      measure: str = "entropy", length_power: float = LENGTH_POWER
+                      ) -> dict[str, list[str]]:
+    """The active strategy's next batch of each offered size up to ``batch_size``, picked
+    now from the version's stored scores as :func:`.batches.next_batch` would pick it
+    (digest of the inputs -> note ids). Sizes the stored scores cannot serve are left out."""
+    scores, signal = project.uncertainty_scores(model_version, measure=measure,
+                                                length_power=length_power)
+    pool_size = len(project.unannotated_pool())
+    picks = {}
+    for size in sorted({*(s for s in BATCH_SIZES if s <= batch_size), batch_size} - {0}):
+        if scores and len(scores) >= candidate_count(size, pool_size):   # as next_batch decides
+            picks[active_inputs_digest(scores, size)] = select_active_stored(
+                scores, signal, size, lambda ids: project.notes(ids)).note_ids
+    return picks
 
 
 def strategies_by_use(project: Project) -> list[str]:
@@ -106,7 +128,13 @@ def preannotate_ahead(project: Project, tagger: Tagger, model_version: int | Non
     version, conditions = preannotation_conditions(project, model_version)
     # fixed once, as the key was read: a change of the setting meanwhile makes the rows stale
     min_confidence = operating_point.min_confidence(project, tagger)
-    ids = ahead_note_ids(project, model_version, strategies=strategies, batch_size=batch_size)
+    picked: list[str] = []
+    if "active" in strategies and model_version is not None and batch_size:
+        picks = pick_active_ahead(project, model_version, batch_size=batch_size)
+        project.store_batch_picks(model_version, picks)
+        picked = [i for ids in picks.values() for i in ids]
+    ids = ahead_note_ids(project, model_version, strategies=strategies, batch_size=batch_size,
+                         active_first=picked)
     kept = project.stored_preannotations(version, conditions, ids)   # still valid: not redone
     ids = [i for i in ids if i not in kept]
     done = 0

@@ -10,6 +10,10 @@ and a row is used only for exactly the version and conditions it was predicted u
 ``conditions`` is an opaque string naming what else the prediction depended on (the
 loop builds it: :func:`deid_annotator.loop.lookahead.conditions`). Spans are stored as
 JSON exactly as predicted (offsets, label, source, confidence; floats round-trip exactly).
+
+The active strategy's picks made ahead (``stored_batch_picks``) are kept the same way,
+keyed by version and a digest of everything the pick was computed from
+(:func:`deid_annotator.loop.selection.active_inputs_digest`).
 """
 from __future__ import annotations
 
@@ -92,6 +96,26 @@ class PreannotationsMixin:
     def _drop_stale_preannotations(self, model_version: int, conditions: str) -> None:
         self.db.execute("DELETE FROM stored_preannotations WHERE model_version != ? "
                         "OR conditions != ?", (model_version, conditions))
+        self.db.execute("DELETE FROM stored_batch_picks WHERE model_version != ?",
+                        (model_version,))
+
+    def store_batch_picks(self, model_version: int, picks: Mapping[str, Sequence[str]]) -> int:
+        """Store batch picks made ahead (digest of the inputs -> note ids in batch order) of
+        ``model_version``, replacing any other version's, in one transaction."""
+        with self._write() as db:
+            db.execute("DELETE FROM stored_batch_picks WHERE model_version != ?", (model_version,))
+            stamp = now()
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO stored_batch_picks(model_version, inputs, note_ids, created) "
+                "VALUES (?, ?, ?, ?)",
+                [(model_version, digest, json.dumps(list(ids)), stamp) for digest, ids in picks.items()])
+        return len(picks)
+
+    def stored_batch_pick(self, model_version: int, inputs: str) -> list[str] | None:
+        """The pick made ahead by ``model_version`` from exactly these inputs, or None."""
+        row = self._one("SELECT note_ids FROM stored_batch_picks WHERE model_version = ? AND "
+                        "inputs = ?", (model_version, inputs))
+        return None if row is None else json.loads(row[0])
 
     def preannotations_stored(self) -> list[tuple[int, int]]:
         """(model version, notes) of the stored rows (for reports and tests)."""
