@@ -193,11 +193,30 @@ def app_speed(args: argparse.Namespace) -> None:
                 timed(f"next batch of {size}, {strategy}: stored pre-annotation ahead",
                       lambda: next_batch(project, size, strategy),
                       before=lambda: retrain_stages(strategy))
+        # the whole of the app's Batch > Next batch: a spawned job process (imports, opens the
+        # project, makes the batch), as the app runs it
+        for strategy in ("sequential", "random", "active"):
+            timed(f"app job Next batch of 20, {strategy}, at batch time (before; spawned process)",
+                  lambda: _app_job(args.project, 20, strategy),
+                  before=lambda: project.discard_preannotations(-1, ""))
+            timed(f"app job Next batch of 20, {strategy}, stored ahead (spawned process)",
+                  lambda: _app_job(args.project, 20, strategy),
+                  before=lambda: retrain_stages(strategy))
         batches = len(project.batches())
     print(f"\nOn a project of {notes:,} notes ({batches} batches made while measuring):\n")
     print("| operation | seconds (median) | load before |\n|---|---|---|")
     for what, seconds, load in rows:
         print(f"| {what} | {seconds:.3f} | {load} |")
+
+
+def _app_job(project: Path, size: int, strategy: str) -> int:
+    from deid_annotator.annotation import workflow
+
+    job = workflow.ProcessJob("next_batch", project, size=size, strategy=strategy).start()
+    job.wait()
+    if job.error is not None:
+        raise SystemExit(f"the app's next-batch job failed: {job.error}")
+    return job.result["batch_id"]
 
 
 def _first_batch(project, timed) -> None:
@@ -208,6 +227,8 @@ def _first_batch(project, timed) -> None:
 
     timed("build the rules tagger, first time in a process (imports spaCy)",
           lambda: bootstrap_tagger(project.labels(), project.lang), repeat=1)
+    timed("pre-annotate the first batch ahead (rules; e.g. after an import: all of it)",
+          lambda: preannotate_first_batch(project), repeat=1)
     for size in (20, 40):
         for strategy in ("sequential", "random"):
             # before: nothing stored (no version is -1: every row is dropped)
@@ -217,8 +238,12 @@ def _first_batch(project, timed) -> None:
             timed(f"next batch of {size}, {strategy}, rules: stored pre-annotation ahead",
                   lambda: next_batch(project, size, strategy), repeat=1,
                   before=lambda: preannotate_first_batch(project))
-    timed("pre-annotate the first batch ahead (rules; e.g. after an import)",
-          lambda: preannotate_first_batch(project), repeat=1)
+    timed("app job Next batch of 20, sequential, rules, at batch time (before; spawned process)",
+          lambda: _app_job(project.path, 20, "sequential"), repeat=1,
+          before=lambda: project.discard_preannotations(-1, ""))
+    timed("app job Next batch of 20, sequential, rules, stored ahead (spawned process)",
+          lambda: _app_job(project.path, 20, "sequential"), repeat=1,
+          before=lambda: preannotate_first_batch(project))
 
 
 def main(argv: list[str] | None = None) -> int:
