@@ -150,12 +150,11 @@ def preannotation_conditions(project: Project, model_version: int | None) -> tup
     (model version, or :data:`RULES_VERSION` for the rules tagger; what else its spans
     depend on: the project's operating point setting, and for the rules tagger the
     project's labels and language, which it is built with). Read without loading a model."""
+    what = {"min_confidence": operating_point.stored_min_confidence(project)}
     if model_version is None:
-        what = {"min_confidence": operating_point.stored_min_confidence(project),
-                "labels": project.labels(), "lang": project.lang}
-        return RULES_VERSION, json.dumps(what, sort_keys=True)
-    return model_version, json.dumps({"min_confidence": operating_point.stored_min_confidence(project)},
-                                     sort_keys=True)
+        what.update(labels=project.labels(), lang=project.lang)
+    return (RULES_VERSION if model_version is None else model_version,
+            json.dumps(what, sort_keys=True))
 
 
 def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
