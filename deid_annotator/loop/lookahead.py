@@ -36,8 +36,8 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
-from .models import bootstrap_tagger
 from .batches import BATCH_SIZES, predict_spans, preannotation_conditions
+from .models import bootstrap_tagger
 from .selection import (LENGTH_POWER, STRATEGIES, active_inputs_digest, candidate_count,
                         check_strategy, select_active_stored, select_random, select_sequential)
 

@@ -20,12 +20,12 @@ next batch need not run the model either; a cancel or failure there also leaves 
 version in place (``RetrainResult.ahead_error``).
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
-``evaluate``, ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``) carry ``info`` with ``elapsed_seconds`` and,
-once a stage with a known total has moved, ``eta_seconds`` (time left in that stage, from
-its pace so far); the tagger's epoch and loss pass
-through. Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step
-raises :class:`CancelledError`; failure or cancel stores nothing, so the current
-version stays in use. Once storing has begun the job finishes.
+``evaluate``, ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``) carry ``info``
+with ``elapsed_seconds`` and, once a stage with a known total has moved, ``eta_seconds``
+(time left in that stage, from its pace so far); the tagger's epoch and loss pass through.
+Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step raises
+:class:`CancelledError`; failure or cancel stores nothing, so the current version stays
+in use. Once storing has begun the job finishes.
 """
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ from ..progress import Progress, ProgressEvent
 from ..store import Project
 from ..taggers import Tagger, accepted_options, tagger_class
 from .batches import refresh_open_batches, score_pool
-from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
+from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
 from .models import PREDICT_LOCK, load_version, remember, store_model
 
 
