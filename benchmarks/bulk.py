@@ -16,9 +16,13 @@
 * ``import``: ``Project.import_corpus`` of ``--notes`` synthetic notes (1,000 generated
   notes, repeated under new ids and patients: the text is realistic, its PHI synthetic).
 * ``app``: on that project, what the app does: open it, list batches, read the pool, and
-  create the next batch (sequential, random, active with a 200- and a 2,000-note sample),
-  pre-annotated with a loaded CRF, each in a copy-free way (batches are added, then the
-  next one is timed).
+  create the next batch. With no model yet: the first batch with the rules tagger, at batch
+  time and stored ahead. Then ``--crf`` is stored as a model version (unless the project
+  has one), the retrain's background stages run (score 500 pool notes, pre-annotate ahead)
+  and the next batch of 20 and 40 notes (sequential, random, active) is timed both ways:
+  predicted at batch time with the loaded model (before), and from the stored
+  pre-annotations with the model not loaded (as the app's job process). The background
+  stages run again, untimed, before each batch. Batches are added to the project.
 """
 from __future__ import annotations
 
@@ -118,16 +122,19 @@ def import_speed(args: argparse.Namespace) -> None:
 
 def app_speed(args: argparse.Namespace) -> None:
     from deid_annotator.loop import next_batch
-    from deid_annotator.loop.selection import select_random, select_sequential
+    from deid_annotator.loop.batches import score_pool
+    from deid_annotator.loop.lookahead import preannotate_ahead
+    from deid_annotator.loop.models import clear_memory_cache, load_version, store_model
+    from deid_annotator.loop.selection import LENGTH_POWER, select_random, select_sequential
     from deid_annotator.store import Project
-    from deid_annotator.taggers import load_model
 
-    tagger = load_model(args.crf)
     rows = []
 
-    def timed(what: str, action, repeat: int = 3):
+    def timed(what: str, action, repeat: int = 3, before=None):
         times = []
         for _ in range(repeat):
+            if before is not None:
+                before()    # untimed set-up (e.g. what a retrain does in the background)
             load = _load()
             started = time.perf_counter()
             value = action()
@@ -137,9 +144,8 @@ def app_speed(args: argparse.Namespace) -> None:
         return value
 
     started = time.perf_counter()
-    with Project.open(args.project):   # the first open of an older project adds the pool index (v4)
-        rows.append(("first open (adds the v4 pool index to an older project)",
-                     time.perf_counter() - started, _load()))
+    with Project.open(args.project):   # the first open of an older project migrates it
+        rows.append(("first open (migrates an older project)", time.perf_counter() - started, _load()))
     timed("open the project", lambda: Project.open(args.project).close())
     with Project.open(args.project) as project:
         notes = project.note_count()
@@ -150,17 +156,94 @@ def app_speed(args: argparse.Namespace) -> None:
               lambda: select_sequential(project.unannotated_pool(), 20))
         timed("draw 20 notes, random (pool + selection)",
               lambda: select_random(project.unannotated_pool(), 20, 0, 1))
-        for strategy, extra in (("sequential", {}), ("random", {}), ("active", {"sample_limit": 200}),
-                                ("active", {"sample_limit": 2000})):
-            label = (f"next batch of 20, {strategy}" + (f" (sample {extra['sample_limit']})" if extra else "")
-                     + ": drawn, pre-annotated by the CRF, stored")
-            timed(label, lambda: next_batch(project, 20, strategy, tagger=tagger, **extra),
-                  repeat=1 if extra.get("sample_limit", 0) > 500 else 3)
+        if project.current_model_version() is None:
+            _first_batch(project, timed)
+        version = project.current_model_version()
+        if version is None:   # the CRF as a stored version, as a retrain leaves it
+            store_model(project, "crf", args.crf, metrics={"benchmark": True})
+            version = project.current_model_version()
+        tagger = timed("load the current model (an app job's fresh process)",
+                       lambda: (clear_memory_cache(), load_version(project, version.number))[1],
+                       repeat=1)
+
+        timed("retrain's background stage 1: score 500 pool notes (active)",
+              lambda: score_pool(project, tagger, version.number, sample_limit=500), repeat=1)
+        ahead = timed("retrain's background stage 2: pre-annotate ahead",
+                      lambda: preannotate_ahead(project, tagger, version.number), repeat=1)
+        rows[-1] = (rows[-1][0] + f" ({ahead} notes)", *rows[-1][1:])
+
+        def rescore():   # batches use up the scored notes: a retrain would score afresh
+            left, _ = project.uncertainty_scores(version.number, measure="entropy",
+                                                 length_power=LENGTH_POWER)
+            if len(left) < 200:
+                score_pool(project, tagger, version.number, sample_limit=500)
+
+        def retrain_stages(strategy):   # what the retrain after the last batch would store
+            if strategy == "active":
+                rescore()
+            preannotate_ahead(project, tagger, version.number)   # tops up what batches took
+            clear_memory_cache()    # as in the app: a job process with no model loaded
+
+        for size in (20, 40):
+            for strategy in ("sequential", "random", "active"):
+                timed(f"next batch of {size}, {strategy}: pre-annotated at batch time (before)",
+                      lambda: next_batch(project, size, strategy, tagger=tagger,
+                                         model_version=version.number),
+                      before=rescore if strategy == "active" else None)
+                timed(f"next batch of {size}, {strategy}: stored pre-annotation ahead",
+                      lambda: next_batch(project, size, strategy),
+                      before=lambda: retrain_stages(strategy))
+        # the whole of the app's Batch > Next batch: a spawned job process (imports, opens the
+        # project, makes the batch), as the app runs it
+        for strategy in ("sequential", "random", "active"):
+            timed(f"app job Next batch of 20, {strategy}, at batch time (before; spawned process)",
+                  lambda: _app_job(args.project, 20, strategy),
+                  before=lambda: project.discard_preannotations(-1, ""))
+            timed(f"app job Next batch of 20, {strategy}, stored ahead (spawned process)",
+                  lambda: _app_job(args.project, 20, strategy),
+                  before=lambda: retrain_stages(strategy))
         batches = len(project.batches())
     print(f"\nOn a project of {notes:,} notes ({batches} batches made while measuring):\n")
     print("| operation | seconds (median) | load before |\n|---|---|---|")
     for what, seconds, load in rows:
         print(f"| {what} | {seconds:.3f} | {load} |")
+
+
+def _app_job(project: Path, size: int, strategy: str) -> int:
+    from deid_annotator.annotation import workflow
+
+    job = workflow.ProcessJob("next_batch", project, size=size, strategy=strategy).start()
+    job.wait()
+    if job.error is not None:
+        raise SystemExit(f"the app's next-batch job failed: {job.error}")
+    return job.result["batch_id"]
+
+
+def _first_batch(project, timed) -> None:
+    """The first batch (no model yet: the rules tagger), predicted then or stored ahead."""
+    from deid_annotator.loop import next_batch
+    from deid_annotator.loop.lookahead import preannotate_first_batch
+    from deid_annotator.loop.models import bootstrap_tagger
+
+    timed("build the rules tagger, first time in a process (imports spaCy)",
+          lambda: bootstrap_tagger(project.labels(), project.lang), repeat=1)
+    timed("pre-annotate the first batch ahead (rules; e.g. after an import: all of it)",
+          lambda: preannotate_first_batch(project), repeat=1)
+    for size in (20, 40):
+        for strategy in ("sequential", "random"):
+            # before: nothing stored (no version is -1: every row is dropped)
+            timed(f"next batch of {size}, {strategy}, rules: pre-annotated at batch time (before)",
+                  lambda: next_batch(project, size, strategy), repeat=1,
+                  before=lambda: project.discard_preannotations(-1, ""))
+            timed(f"next batch of {size}, {strategy}, rules: stored pre-annotation ahead",
+                  lambda: next_batch(project, size, strategy), repeat=1,
+                  before=lambda: preannotate_first_batch(project))
+    timed("app job Next batch of 20, sequential, rules, at batch time (before; spawned process)",
+          lambda: _app_job(project.path, 20, "sequential"), repeat=1,
+          before=lambda: project.discard_preannotations(-1, ""))
+    timed("app job Next batch of 20, sequential, rules, stored ahead (spawned process)",
+          lambda: _app_job(project.path, 20, "sequential"), repeat=1,
+          before=lambda: preannotate_first_batch(project))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,12 +6,18 @@ and stores the batch and its model spans in ONE transaction: a cancelled or fail
 pre-annotation leaves no half-made batch. The batch's ``model_version`` is the
 version that pre-annotated it (None: the rules tagger).
 
+Pre-annotation ahead: a retrain stores the new version's spans of the notes the next
+batches will likely take (:mod:`.lookahead`); :func:`next_batch` takes those of the current
+version for the notes it picked and predicts only the rest, so with every picked note
+stored it runs no model (nor loads one).
+
 Submitting makes a batch's accepted and corrected spans its notes' gold and the batch
 read-only until reopened (the store does it: :func:`submit` and :func:`reopen` are the
 loop's names for it).
 """
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
 from ..annotation import operating_point
@@ -19,9 +25,11 @@ from ..corpus import Span
 from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
+from ..store.preannotations import RULES_VERSION
 from ..taggers import Tagger
-from .models import PREDICT_LOCK, current_tagger
-from .selection import (LENGTH_POWER, SAMPLE_LIMIT, candidate_count, check_strategy, sample_pool,
+from .models import PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version
+from .selection import (LENGTH_POWER, SAMPLE_LIMIT, active_inputs_digest, candidate_count,
+                        check_strategy, sample_pool,
                         select_active, select_active_stored, select_random, select_sequential,
                         uncertainties)
 
@@ -137,6 +145,18 @@ def _stored_scores(project: Project, model_version: int | None, size: int, pool_
     return scores, signal
 
 
+def preannotation_conditions(project: Project, model_version: int | None) -> tuple[int, str]:
+    """The key of pre-annotations stored ahead for the model that pre-annotates now:
+    (model version, or :data:`RULES_VERSION` for the rules tagger; what else its spans
+    depend on: the project's operating point setting, and for the rules tagger the
+    project's labels and language, which it is built with). Read without loading a model."""
+    what = {"min_confidence": operating_point.stored_min_confidence(project)}
+    if model_version is None:
+        what.update(labels=project.labels(), lang=project.lang)
+    return (RULES_VERSION if model_version is None else model_version,
+            json.dumps(what, sort_keys=True))
+
+
 def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
                progress: Progress | None = None, annotator: str | None = None,
                tagger: Tagger | None = None, model_version: int | None = None,
@@ -148,8 +168,11 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     it uses the scores stored by the last retrain (:func:`score_pool`) for ``model_version``
     when enough of their notes are still in the pool; otherwise it scores now a random
     sample of at most ``sample_limit`` notes of the pool.
-    ``tagger``/``model_version`` override the current model (tests, simulations). Fewer
-    notes than ``size`` left: the batch takes them all. None left: :class:`DeidError`.
+    The picked notes' spans stored ahead for the current model (:mod:`.lookahead`) are
+    used as they are; only the others are predicted (the model is loaded only then).
+    ``tagger``/``model_version`` override the current model (tests, simulations; nothing
+    stored ahead is used). Fewer notes than ``size`` left: the batch takes them all.
+    None left: :class:`DeidError`.
     """
     check_strategy(strategy)
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -158,8 +181,18 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     if not pool:
         raise DeidError(f"{project.path}: every note is annotated or in a batch already; "
                         f"import more notes to make another batch")
-    if tagger is None:
-        tagger, model_version = current_tagger(project)
+    use_stored = tagger is None
+    if use_stored:
+        current = project.current_model_version()
+        model_version = None if current is None else current.number
+    loaded: list[Tagger] = [] if tagger is None else [tagger]
+
+    def the_tagger() -> Tagger:   # loading a model takes seconds: only when it must run
+        if not loaded:
+            loaded.append(bootstrap_tagger(project.labels(), project.lang) if model_version is None
+                          else load_version(project, model_version))
+        return loaded[0]
+
     number = len(project.batches()) + 1
     if strategy == "sequential":
         picked = select_sequential(pool, size)
@@ -168,14 +201,23 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     else:
         power = LENGTH_POWER if length_power is None else length_power
         stored = _stored_scores(project, model_version, size, len(pool), measure, power)
-        if stored is not None:
+        ahead = (project.stored_batch_pick(model_version, active_inputs_digest(stored[0], size))
+                 if stored is not None and use_stored else None)
+        if ahead is not None:   # picked ahead from these very inputs (no TF-IDF now)
+            picked = ahead
+        elif stored is not None:
             picked = select_active_stored(*stored, size, lambda ids: project.notes(ids)).note_ids
         else:
-            picked = select_active(pool, size, tagger, lambda ids: project.notes(ids), seed=seed,
-                                   batch_number=number, measure=measure, progress=progress,
-                                   sample_limit=sample_limit, length_power=power).note_ids
+            picked = select_active(pool, size, the_tagger(), lambda ids: project.notes(ids),
+                                   seed=seed, batch_number=number, measure=measure,
+                                   progress=progress, sample_limit=sample_limit,
+                                   length_power=power).note_ids
     report(progress, "pre-annotate", 0, len(picked), f"batch {number}")
-    predictions = predict_spans(tagger, project, picked, progress)
+    key = preannotation_conditions(project, model_version) if use_stored else None
+    ready = project.stored_preannotations(*key, picked) if key is not None else {}
+    rest = [i for i in picked if i not in ready]
+    fresh = predict_spans(the_tagger(), project, rest, progress) if rest else {}
+    predictions = {i: ready[i] if i in ready else fresh[i] for i in picked}
     if progress is not None:
         progress.check()
     with project.transaction():  # the batch and its pre-annotation: all or nothing
@@ -183,6 +225,8 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
         batch_id = project.create_batch(picked, strategy, model_version=model_version,
                                         annotator=annotator)
         project.set_model_spans_many(predictions, model_version)
+        if key is not None:
+            project.discard_preannotations(*key, used=picked)
     report(progress, "pre-annotate", len(picked), len(picked), f"batch {number}")
     return batch_id
 

@@ -14,15 +14,18 @@ spans are refreshed with the new model, and a random sample of the unannotated p
 scored with it for the active strategy (stage ``score``; :func:`.batches.score_pool`), so
 the next batch is picked without running the model while the annotator waits. Cancelling
 or failing while scoring stores no scores and leaves the new version in place
-(``RetrainResult.score_error`` says why).
+(``RetrainResult.score_error`` says why). Last, the notes the next batch will likely take
+are pre-annotated ahead with it (stage ``pre-annotate ahead``; :mod:`.lookahead`), so the
+next batch need not run the model either; a cancel or failure there also leaves the new
+version in place (``RetrainResult.ahead_error``).
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
-``evaluate``, ``store``, ``pre-annotate``, ``score``) carry ``info`` with ``elapsed_seconds`` and,
-once a stage with a known total has moved, ``eta_seconds`` (time left in that stage, from
-its pace so far); the tagger's epoch and loss pass
-through. Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step
-raises :class:`CancelledError`; failure or cancel stores nothing, so the current
-version stays in use. Once storing has begun the job finishes.
+``evaluate``, ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``) carry ``info``
+with ``elapsed_seconds`` and, once a stage with a known total has moved, ``eta_seconds``
+(time left in that stage, from its pace so far); the tagger's epoch and loss pass through.
+Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step raises
+:class:`CancelledError`; failure or cancel stores nothing, so the current version stays
+in use. Once storing has begun the job finishes.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from ..store import Project
 from ..taggers import Tagger, accepted_options, tagger_class
 from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
+from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
 from .models import PREDICT_LOCK, load_version, remember, store_model
 
 
@@ -65,6 +69,8 @@ class RetrainResult:
     refresh_error: str | None = None  # the version is stored even if the refresh failed
     scored_notes: int = 0             # pool notes scored for the active strategy
     score_error: str | None = None    # ... or why not (cancelled, failed): the version stands
+    ahead_notes: int = 0              # notes pre-annotated ahead for the next batch
+    ahead_error: str | None = None    # ... or why not (cancelled, failed): the version stands
     tagger: Tagger | None = field(default=None, repr=False)
 
 
@@ -155,6 +161,8 @@ class RetrainJob:
     ``score_sample``: score at most this many notes of the unannotated pool (a random
     sample; the whole pool when smaller) with the new version for the active strategy
     (0: do not score; the next active batch then scores at batch time).
+    ``ahead_batch_size``: pre-annotate ahead the notes the next batch of up to this many
+    notes will likely take (:mod:`.lookahead`; 0: none, the next batch predicts them).
     ``on_finished``: called in the worker thread with the job when it ends (any outcome).
     """
 
@@ -166,6 +174,7 @@ class RetrainJob:
                  eval_share: float = EVAL_SHARE, min_gold_notes: int = MIN_GOLD_NOTES,
                  warm_start: bool = True, refresh: bool = True, annotator: str | None = None,
                  score_sample: int = BACKGROUND_SCORE_SAMPLE,
+                 ahead_batch_size: int = AHEAD_BATCH_SIZE,
                  on_finished: Callable[["RetrainJob"], None] | None = None):
         self.project_path = Path(project_path.path if isinstance(project_path, Project)
                                  else project_path)
@@ -181,6 +190,11 @@ class RetrainJob:
             raise DeidError(f"the pool sample to score must be a number of notes (0: none), "
                             f"not {score_sample!r}")
         self.score_sample = score_sample
+        if isinstance(ahead_batch_size, bool) or not isinstance(ahead_batch_size, int) \
+                or ahead_batch_size < 0:
+            raise DeidError(f"the batch size to pre-annotate ahead for must be a number of "
+                            f"notes (0: none), not {ahead_batch_size!r}")
+        self.ahead_batch_size = ahead_batch_size
         self.annotator = annotator
         self.on_finished = on_finished
         self.result: RetrainResult | None = None
@@ -313,9 +327,10 @@ class RetrainJob:
             # the retrain proper ends here: scoring the pool is extra work, timed apart
             seconds = time.perf_counter() - started
             scored, score_error = self._score_pool(project, tagger, version, relay)
+            ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
         return RetrainResult(version, name, len(train), len(held), metrics,
                              seconds, train_seconds, warm, refreshed,
-                             refresh_error, scored, score_error, tagger)
+                             refresh_error, scored, score_error, ahead, ahead_error, tagger)
 
     def _score_pool(self, project: Project, tagger: Tagger, version: int,
                     relay: Progress) -> tuple[int, str | None]:
@@ -327,6 +342,21 @@ class RetrainJob:
                               progress=relay), None
         except CancelledError:
             return 0, "cancelled: the next active batch scores the pool itself"
+        except Exception as exc:
+            return 0, f"{type(exc).__name__}: {exc}"
+
+    def _preannotate_ahead(self, project: Project, tagger: Tagger, version: int,
+                           relay: Progress) -> tuple[int, str | None]:
+        """Pre-annotate the next batch's likely notes; never fails the job (the version
+        stands; what was stored before a cancel is kept and used)."""
+        if not self.ahead_batch_size:
+            return 0, None
+        try:
+            return preannotate_ahead(project, tagger, version, batch_size=self.ahead_batch_size,
+                                     progress=relay), None
+        except CancelledError:   # the chunks stored before the cancel are kept and used
+            stored = dict(project.preannotations_stored()).get(version, 0)
+            return stored, "cancelled: the next batch pre-annotates the notes not done ahead"
         except Exception as exc:
             return 0, f"{type(exc).__name__}: {exc}"
 

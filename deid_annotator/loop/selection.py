@@ -40,10 +40,12 @@ Every strategy draws only from the pool of notes in no batch and without gold
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -237,6 +239,24 @@ def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[
 def candidate_count(size: int, scored: int) -> int:
     """How many of the most uncertain notes the diversity step picks a batch of ``size`` from."""
     return min(scored, max(CANDIDATE_FACTOR * size, 2 * size + 10))
+
+
+def active_candidates(scores: Mapping[str, float], size: int) -> tuple[list[str], np.ndarray]:
+    """The notes a batch of ``size`` is picked from by :func:`select_active_stored` (the most
+    uncertain, ties in the scores' order) and their scores."""
+    ids = list(scores)
+    values = np.array([scores[i] for i in ids], dtype=np.float64)
+    order = np.argsort(-values, kind="stable")[:candidate_count(size, len(ids))]
+    return [ids[int(i)] for i in order], values[order]
+
+
+def active_inputs_digest(scores: Mapping[str, float], size: int,
+                         diversity: float = DIVERSITY) -> str:
+    """A digest of everything :func:`select_active_stored` picks from (candidates, their
+    scores, size, diversity; a note's text never changes): equal digests, equal picks."""
+    ids, values = active_candidates(scores, size)
+    payload = json.dumps([size, diversity, ids, values.tolist()], separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def select_active_stored(scores: dict[str, float], signal: str, size: int,

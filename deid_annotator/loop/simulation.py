@@ -224,7 +224,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                 report(progress, "batch", k - 1, batches, f"batch {k}: retraining")
                 job = RetrainJob(db, tagger, options=tagger_options,
                                  hints=dict(hints or {}, seed=seed),
-                                 progress=progress, eval_share=0.0, refresh=False)
+                                 progress=progress, eval_share=0.0, refresh=False,
+                                 ahead_batch_size=0)   # one batch follows: predicted then
                 trained = job.run()
                 scores = evaluate_tagger(trained.tagger, eval_corpus)["token"]
                 row = SimulationRow(k, project.note_count(gold=True), scores["precision"],

@@ -6,12 +6,13 @@ from .backup import BackupMixin
 from .base import ProjectBase
 from .batches import BatchesMixin
 from .notes import NotesMixin
+from .preannotations import PreannotationsMixin
 from .scores import ScoresMixin
 from .team import TeamMixin
 
 
 class Project(NotesMixin, AnnotationMixin, BatchesMixin, TeamMixin, BackupMixin, ScoresMixin,
-              ProjectBase):
+              PreannotationsMixin, ProjectBase):
     """A project file: notes, spans, labels, batches, annotators, time, model versions, audit,
     and team annotation (assignments, annotators' versions, adjudications: :mod:`.team`).
 

@@ -262,6 +262,31 @@ def _v5_uncertainty_scores(db: Database) -> None:
     ) WITHOUT ROWID""")
 
 
+def _v6_stored_preannotations(db: Database) -> None:
+    """Model spans predicted ahead for the notes the next batches will likely take, keyed by
+    model version (0: the rules tagger, no model yet) and note: the next batch then need
+    not run the model while the annotator waits. ``conditions`` is what else the
+    prediction depended on (the operating point; the rules tagger's labels and language).
+    And the active strategy's next picks, made ahead likewise."""
+    db.execute("""CREATE TABLE IF NOT EXISTS stored_preannotations (
+        model_version INTEGER NOT NULL,
+        note_id       INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        conditions    TEXT NOT NULL,
+        spans         TEXT NOT NULL,
+        created       TEXT NOT NULL,
+        PRIMARY KEY (model_version, note_id)
+    ) WITHOUT ROWID""")
+    # the active strategy's pick made ahead from the same inputs (a digest of the candidate
+    # notes, their scores, the batch size): no TF-IDF at batch time
+    db.execute("""CREATE TABLE IF NOT EXISTS stored_batch_picks (
+        model_version INTEGER NOT NULL,
+        inputs        TEXT NOT NULL,
+        note_ids      TEXT NOT NULL,
+        created       TEXT NOT NULL,
+        PRIMARY KEY (model_version, inputs)
+    ) WITHOUT ROWID""")
+
+
 #: Migrations in the order they are applied; schema version N = the first N applied.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_initial,
@@ -269,6 +294,7 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _v3_team_annotation,
     _v4_pool_index,
     _v5_uncertainty_scores,
+    _v6_stored_preannotations,
 ]
 
 
