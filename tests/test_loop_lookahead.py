@@ -302,3 +302,38 @@ class _Fixed(Tagger):
 
     def _load_state(self, directory, manifest):
         pass
+
+
+def test_stored_only_makes_the_batch_from_stored_rows(tmp_path, predicted):
+    project, result = annotated(tmp_path / "p.db")
+    predicted.clear()
+    batch = next_batch(project, 10, "sequential", stored_only=True)
+    assert predicted == [] and len(project.batch_notes(batch)) == 10
+    assert model_spans(project, batch)
+    project.close()
+
+
+@pytest.mark.parametrize("strategy", ["sequential", "random", "active"])
+def test_stored_only_refuses_before_writing_when_a_model_must_run(tmp_path, predicted, strategy):
+    from deid_annotator.loop import NotStoredAheadError
+
+    project, _ = annotated(tmp_path / "p.db", ahead=0)      # nothing stored ahead
+    before = (len(project.batches()), project.query("SELECT COUNT(*) AS n FROM spans")[0]["n"])
+    predicted.clear()
+    with pytest.raises(NotStoredAheadError):
+        next_batch(project, 10, strategy, stored_only=True)
+    assert predicted == []                                  # no model ran
+    assert (len(project.batches()), project.query("SELECT COUNT(*) AS n FROM spans")[0]["n"]) == before
+    assert next_batch(project, 10, strategy)                # the ordinary path still makes it
+    project.close()
+
+
+def test_the_app_job_reports_not_stored_as_its_own_kind(tmp_path):
+    from deid_annotator.annotation import workflow
+
+    project, _ = annotated(tmp_path / "p.db", ahead=0)
+    project.close()
+    job = workflow.ThreadJob("next_batch", lambda progress: workflow.next_batch_stored(
+        str(tmp_path / "p.db"), progress, size=10, strategy="sequential")).start()
+    job.wait(60)
+    assert job.error is not None and job.error[0] == workflow.NOT_STORED

@@ -79,6 +79,20 @@ def _next_batch(project_path: str, progress: Progress, *, size: int, strategy: s
         return {"batch_id": next_batch(project, size, strategy, annotator=annotator, progress=progress)}
 
 
+def next_batch_stored(project_path: str, progress: Progress, *, size: int, strategy: str,
+                      annotator: str | None = None) -> dict:
+    """The next batch from what the last retrain stored ahead, for a :class:`ThreadJob` in
+    the app's own process (no child to spawn: ~0.3 s instead of ~1.5 s on a 1M-note project).
+    Raises :class:`~deid_annotator.loop.NotStoredAheadError`, having written nothing, when a
+    model would have to run: the app then makes the batch in a :class:`ProcessJob`."""
+    from ..loop import next_batch
+    from ..store import Project
+
+    with Project.open(project_path) as project:
+        return {"batch_id": next_batch(project, size, strategy, annotator=annotator,
+                                       progress=progress, stored_only=True)}
+
+
 def _demo(project_path: str | None, progress: Progress) -> dict:
     from ..demo import open_or_create_demo
 
@@ -100,9 +114,17 @@ JOBS: dict[str, Callable[..., dict]] = {"retrain": _retrain, "next_batch": _next
                                         "demo": _demo, "sleep": _sleep}
 
 
+#: The error kind of a :func:`next_batch_stored` that found nothing stored ahead.
+NOT_STORED = "not-stored"
+
+
 def _classify(exc: BaseException) -> tuple[str, str]:
+    from ..loop.batches import NotStoredAheadError
+
     if isinstance(exc, CancelledError):
         return "cancelled", str(exc) or "cancelled"
+    if isinstance(exc, NotStoredAheadError):
+        return NOT_STORED, str(exc)
     if isinstance(exc, DeidError):
         return "user", str(exc)
     return "bug", f"{type(exc).__name__}: {exc}"

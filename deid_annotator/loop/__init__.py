@@ -11,7 +11,7 @@ CLI share it.
 * :mod:`.effort`: annotation time and corrections to the pre-annotation, per note and batch;
 * :mod:`.simulation`: the loop with a corpus's gold as the annotator (``simulate``).
 """
-from .batches import (BATCH_SIZES, next_batch, open_batch_notes, open_batches, preannotate,
+from .batches import (BATCH_SIZES, NotStoredAheadError, next_batch, open_batch_notes, open_batches, preannotate,
                       refresh_open_batches, reopen, submit)
 from .effort import (BatchEffort, Corrections, NoteEffort, batch_effort, compare_spans,
                      note_effort)
@@ -22,7 +22,7 @@ from .models import (bootstrap_tagger, current_tagger, load_version, model_direc
 from .retrain import RetrainJob, RetrainResult, retrain
 from .selection import STRATEGIES
 
-__all__ = ["BATCH_SIZES", "STRATEGIES", "next_batch", "preannotate", "refresh_open_batches", "preannotate_ahead",
+__all__ = ["BATCH_SIZES", "STRATEGIES", "NotStoredAheadError", "next_batch", "preannotate", "refresh_open_batches", "preannotate_ahead",
            "preannotate_first_batch",
            "open_batch_notes", "open_batches", "submit", "reopen", "Corrections", "NoteEffort", "BatchEffort",
            "compare_spans", "note_effort", "batch_effort", "EVAL_SHARE", "MIN_GOLD_NOTES",

@@ -41,6 +41,11 @@ SCORE_CHUNK = 100
 BATCH_SIZES = (10, 20, 40)
 
 
+class NotStoredAheadError(DeidError):
+    """``next_batch(stored_only=True)`` would have to load and run a model (or TF-IDF):
+    raised before anything is written, so the caller can make the batch elsewhere."""
+
+
 def _match_labels(project: Project, predictions: dict[str, list[Span]]) -> dict[str, list[Span]]:
     """Fit predicted labels to the project's label set: an exact name is kept, a name
     differing only in case is mapped to the project's, any other label is added to the
@@ -161,7 +166,7 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
                progress: Progress | None = None, annotator: str | None = None,
                tagger: Tagger | None = None, model_version: int | None = None,
                measure: str = "entropy", length_power: float | None = None,
-               sample_limit: int = SAMPLE_LIMIT) -> int:
+               sample_limit: int = SAMPLE_LIMIT, stored_only: bool = False) -> int:
     """Create the project's next batch of ``size`` notes and pre-annotate it; returns its id.
 
     ``measure``/``length_power``: the active strategy's uncertainty (see :mod:`.selection`);
@@ -172,7 +177,9 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     used as they are; only the others are predicted (the model is loaded only then).
     ``tagger``/``model_version`` override the current model (tests, simulations; nothing
     stored ahead is used). Fewer notes than ``size`` left: the batch takes them all.
-    None left: :class:`DeidError`.
+    None left: :class:`DeidError`. ``stored_only``: make the batch only from what was stored
+    ahead, else raise :class:`NotStoredAheadError` before writing anything (the app then
+    runs it in a child process: a model or scikit-learn in its UI process would stall it).
     """
     check_strategy(strategy)
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -188,6 +195,8 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     loaded: list[Tagger] = [] if tagger is None else [tagger]
 
     def the_tagger() -> Tagger:   # loading a model takes seconds: only when it must run
+        if stored_only:
+            raise NotStoredAheadError("the next batch was not pre-annotated ahead")
         if not loaded:
             loaded.append(bootstrap_tagger(project.labels(), project.lang) if model_version is None
                           else load_version(project, model_version))
@@ -205,6 +214,8 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
                  if stored is not None and use_stored else None)
         if ahead is not None:   # picked ahead from these very inputs (no TF-IDF now)
             picked = ahead
+        elif stored_only:
+            raise NotStoredAheadError("the next active batch was not picked ahead")
         elif stored is not None:
             picked = select_active_stored(*stored, size, lambda ids: project.notes(ids)).note_ids
         else:

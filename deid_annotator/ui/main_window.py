@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -785,6 +786,10 @@ class MainWindow(QMainWindow):
         if job.finished:
             self._poll_timer.stop()
             self.job = None
+            if job.error is not None and job.error[0] == workflow.NOT_STORED:
+                # nothing stored ahead (written: nothing): the model runs in a child process
+                if self.start_job(self._next_batch_fallback(), self.job_label.text()):
+                    return
             for w in (self.job_label, self.job_bar, self.job_cancel):
                 w.hide()
             kind = self.job_kind
@@ -892,8 +897,13 @@ class MainWindow(QMainWindow):
         self.config.batch_size, self.config.strategy = size, strategy
         self.config.save()
         self.session.time.flush()
-        self.start_job(workflow.ProcessJob("next_batch", str(self.project.path), size=size,
-                                           strategy=strategy, annotator=self.config.annotator),
+        # From what the last retrain stored ahead, in a thread (no child process to spawn);
+        # if a model must run, _poll_job hands the batch to a child process instead.
+        options = dict(size=size, strategy=strategy, annotator=self.config.annotator)
+        path = str(self.project.path)
+        self._next_batch_fallback = lambda: workflow.ProcessJob("next_batch", path, **options)
+        self.start_job(workflow.ThreadJob("next_batch", partial(workflow.next_batch_stored, path,
+                                                                **options)),
                        f"Next batch ({size}, {strategy})")
 
     def submit_and_retrain(self) -> None:
