@@ -202,6 +202,10 @@ def app_speed(args: argparse.Namespace) -> None:
             timed(f"app job Next batch of 20, {strategy}, stored ahead (spawned process)",
                   lambda: _app_job(args.project, 20, strategy),
                   before=lambda: retrain_stages(strategy))
+            timed(f"app Next batch of 20, {strategy}, stored ahead (thread in the app's process: "
+                  f"what the app runs now)",
+                  lambda: _app_thread_job(args.project, 20, strategy),
+                  before=lambda: retrain_stages(strategy))
         batches = len(project.batches())
     print(f"\nOn a project of {notes:,} notes ({batches} batches made while measuring):\n")
     print("| operation | seconds (median) | load before |\n|---|---|---|")
@@ -216,6 +220,20 @@ def _app_job(project: Path, size: int, strategy: str) -> int:
     job.wait()
     if job.error is not None:
         raise SystemExit(f"the app's next-batch job failed: {job.error}")
+    return job.result["batch_id"]
+
+
+def _app_thread_job(project: Path, size: int, strategy: str) -> int:
+    """The app's Next batch when the batch was stored ahead: a thread of the app's process."""
+    from functools import partial
+
+    from deid_annotator.annotation import workflow
+
+    job = workflow.ThreadJob("next_batch", partial(workflow.next_batch_stored, str(project),
+                                                   size=size, strategy=strategy)).start()
+    job.wait()
+    if job.error is not None:
+        raise SystemExit(f"the app's next-batch thread failed: {job.error}")
     return job.result["batch_id"]
 
 
@@ -243,6 +261,9 @@ def _first_batch(project, timed) -> None:
           before=lambda: project.discard_preannotations(-1, ""))
     timed("app job Next batch of 20, sequential, rules, stored ahead (spawned process)",
           lambda: _app_job(project.path, 20, "sequential"), repeat=1,
+          before=lambda: preannotate_first_batch(project))
+    timed("app Next batch of 20, sequential, rules, stored ahead (thread in the app's process)",
+          lambda: _app_thread_job(project.path, 20, "sequential"), repeat=1,
           before=lambda: preannotate_first_batch(project))
 
 
