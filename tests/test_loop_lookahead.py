@@ -337,3 +337,26 @@ def test_the_app_job_reports_not_stored_as_its_own_kind(tmp_path):
         str(tmp_path / "p.db"), progress, size=10, strategy="sequential")).start()
     job.wait(60)
     assert job.error is not None and job.error[0] == workflow.NOT_STORED
+
+
+def test_cli_import_stores_the_first_batch_ahead(tmp_path, monkeypatch, capsys):
+    from deid_annotator.cli import main
+    from deid_annotator.formats import write_corpus
+    from deid_annotator.loop import batches as batches_module
+    from test_loop_support import synthetic
+
+    notes = tmp_path / "notes.jsonl"
+    write_corpus("jsonl", synthetic(60).without_spans(), notes)
+    assert main(["import", "--db", str(tmp_path / "off.db"), "--format", "jsonl", "--source", "model",
+                 "--no-preannotate-ahead", str(notes)]) == 0
+    with Project.open(tmp_path / "off.db") as project:
+        assert project.preannotations_stored() == []
+    assert main(["import", "--db", str(tmp_path / "p.db"), "--format", "jsonl", "--source", "model",
+                 str(notes)]) == 0
+    assert "pre-annotated" in capsys.readouterr().out
+    monkeypatch.setattr(batches_module, "bootstrap_tagger",
+                        lambda *a: pytest.fail("the first batch built the rules tagger"))
+    with Project.open(tmp_path / "p.db") as project:
+        assert project.preannotations_stored()
+        batch = next_batch(project, 20, "sequential", stored_only=True)
+        assert len(project.batch_notes(batch)) == 20 and model_spans(project, batch)

@@ -25,6 +25,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="the spans are this annotator's work (e.g. done in another tool): record "
                         "them as NAME's version of each note, for agreement and adjudication "
                         "(notes already in the project must have the same text)")
+    p.add_argument("--no-preannotate-ahead", dest="preannotate_ahead", action="store_false",
+                   help="do not pre-annotate the first batch ahead (by default, while the project "
+                        "has no model, the rules tagger's spans of the notes the first batch will "
+                        "take are stored now, so making that batch takes a fraction of a second)")
     p.add_argument("path", type=Path, help="the corpus file or folder")
     p.set_defaults(func=run_import)
 
@@ -52,9 +56,22 @@ def run_import(args: argparse.Namespace) -> int:
                 return _import_as_annotator(project, corpus, args, progress)
             result = project.import_corpus(corpus, source=args.source, progress=progress)
             total = project.note_count()
+            ahead = _preannotate_first_batch(project, progress) if args.preannotate_ahead else 0
     print(f"imported {result.added} notes with {result.spans} spans into {args.db}"
           f" ({result.skipped_duplicates} already there, skipped; {total} notes in the project)")
+    if ahead:
+        print(f"pre-annotated {ahead} notes ahead with the rules tagger for the first batch")
     return 0
+
+
+def _preannotate_first_batch(project, progress) -> int:
+    """While there is no model, store the rules tagger's spans of the first batch's notes
+    (issue #10: the batch is then made without building a tagger, in ~0.3 s on 1M notes)."""
+    from ..loop.lookahead import preannotate_first_batch
+
+    if project.current_model_version() is not None or not project.unannotated_pool():
+        return 0
+    return preannotate_first_batch(project, progress=progress)
 
 
 def _import_as_annotator(project, corpus, args: argparse.Namespace, progress) -> int:
