@@ -507,6 +507,7 @@ class BiLstmCrfTagger(Tagger):
         tokens, CRF marginal probability of the span's label (B- and I- together)."""
         out: list[list[Span]] = []
         threshold = self.options.get("phi_threshold")
+        label_of = {f"{p}-{label}": k for k, label in enumerate(self.labels) for p in "BI"}
         for tokens, tags, marg in self._decode(notes, progress):
             if not tokens:
                 out.append([])
@@ -516,13 +517,10 @@ class BiLstmCrfTagger(Tagger):
                 p_phi = 1.0 - marg[:, 0]
                 for i in np.nonzero((p_phi >= threshold) & np.array([t == "O" for t in tags]))[0]:
                     tags[i] = "I-" + self.labels[int(np.argmax(_label_probs(marg[i])))]
-            conf = []
-            for i, tag in enumerate(tags):
-                if tag == "O":
-                    conf.append(float(marg[i, 0]))
-                else:
-                    k = self.labels.index(tag[2:])
-                    conf.append(float(marg[i, 1 + 2 * k] + marg[i, 2 + 2 * k]))
+            # a token's confidence: P(O), or P(B-label) + P(I-label) of its label
+            k = np.fromiter((label_of.get(t, -1) for t in tags), dtype=np.int64, count=len(tags))
+            rows, cols = np.arange(len(tags)), 1 + 2 * np.maximum(k, 0)
+            conf = np.where(k < 0, marg[:, 0], marg[rows, cols] + marg[rows, cols + 1])
             spans = bio_to_spans(tokens, tags, conf, source=self.name)
             out.append([s.with_(confidence=min(1.0, max(0.0, s.confidence))) for s in spans])
         return out
