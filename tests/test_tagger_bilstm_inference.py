@@ -112,7 +112,6 @@ def test_network_work_runs_in_worker_threads(trained, notes, monkeypatch):
 
 
 def test_cancel_during_prediction_stops_it(trained, notes):
-    progress = Progress()
     seen = []
 
     def cancel_after_first_chunk(event):
