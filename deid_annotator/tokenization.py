@@ -65,6 +65,9 @@ def _blank(lang: str):
     except Exception as exc:  # spaCy raises ImportError/ValueError for unknown codes
         raise DeidError(f"spaCy has no tokenizer for language {lang!r}: {exc}") from exc
     nlp.max_length = max(nlp.max_length, 10_000_000)
+    # Only token boundaries are read from this pipeline: skip computing lexical attributes
+    # (shape, like_num, ...) for every new word, half of spaCy's cost on unseen notes.
+    nlp.vocab.lex_attr_getters = {}
     return nlp
 
 
@@ -83,20 +86,36 @@ class Tokenizer:
         return self.tokenize(text)
 
     def tokenize(self, text: str) -> list[Token]:
-        tokens: list[Token] = []
-        append = tokens.append
-        if len(text) > _SPACY_MAX_CHARS:
-            pieces: Iterable[tuple[int, str]] = [(0, text)]
-        else:
-            pieces = ((t.idx, t.text) for t in self._nlp.make_doc(text))
-        for offset, piece in pieces:
-            if len(piece) == 1 and not piece.isspace():  # many tokens: skip the regex
-                append(Token(offset, offset + 1, piece))
-                continue
-            for m in _PIECE.finditer(piece):
-                start, end = m.span()
-                append(Token(offset + start, offset + end, m.group()))
-        return tokens
+        # The regex pieces of every spaCy token are the runs of the whole text, cut where spaCy
+        # starts a token inside a letter or digit run ("cannot" -> "can" "not", "don't" ->
+        # "do" "n't"): one regex pass over the text, not one per spaCy token (same tokens).
+        tokens = [Token(m.start(), m.end(), m.group()) for m in _PIECE.finditer(text)]
+        if len(text) > _SPACY_MAX_CHARS or not tokens:
+            return tokens
+        inside_run = _INSIDE_RUN.match
+        cuts = [s for s in self._nlp.make_doc(text).to_array("IDX").tolist()
+                if s and inside_run(text, s - 1)]
+        return _cut(tokens, cuts, text) if cuts else tokens
+
+
+#: Two letters or two digits: a token boundary between them falls inside a run.
+_INSIDE_RUN = re.compile(r"[^\W\d_]{2}|\d{2}", re.UNICODE)
+
+
+def _cut(tokens: list[Token], cuts: list[int], text: str) -> list[Token]:
+    """``tokens`` with every token containing a position of ``cuts`` (sorted) split there."""
+    out: list[Token] = []
+    k = 0
+    for token in tokens:
+        while k < len(cuts) and cuts[k] <= token.start:
+            k += 1
+        start = token.start
+        while k < len(cuts) and cuts[k] < token.end:
+            out.append(Token(start, cuts[k], text[start:cuts[k]]))
+            start = cuts[k]
+            k += 1
+        out.append(token if start == token.start else Token(start, token.end, text[start:token.end]))
+    return out
 
 
 def align_spans(tokens: Sequence[Token], spans: Iterable[Span]

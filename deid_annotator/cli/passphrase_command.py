@@ -4,10 +4,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+#: ``store.passphrase``'s variables, spelt out: importing the store here cost every command
+#: start-up time (a test keeps them equal).
+PASSPHRASE_ENV = "DEID_ANNOTATOR_PASSPHRASE"
+NEW_PASSPHRASE_ENV = "DEID_ANNOTATOR_NEW_PASSPHRASE"
+
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from ..store.passphrase import NEW_PASSPHRASE_ENV, PASSPHRASE_ENV
-
     p = commands.add_parser(
         "passphrase", help="change the passphrase of an encrypted project",
         description="Re-encrypt an encrypted project under a new passphrase (SQLCipher rekey "

@@ -13,10 +13,12 @@ from .options import add_format, add_lang
 from .progress_bar import progress_bar
 
 DEFAULT_TAGGER = "crf"
+#: ``loop.selection.STRATEGIES``, spelt out: importing the loop package here (store,
+#: sqlite-utils) cost every command ~0.5 s of start-up (a test keeps the two equal).
+STRATEGIES = ("sequential", "random", "active")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from ..loop.selection import STRATEGIES
     from ..taggers import tagger_names
 
     p = commands.add_parser(

@@ -164,13 +164,41 @@ def stitch(windows: Sequence[tuple[int, int]], tags: Sequence[Sequence[str]],
 def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable,
                with_tags: bool = False) -> Batch:
     """Tensors of windows ``(note, start, end)``; distinct token texts share one char row."""
+    words, shapes, text_ids, skeleton, tags, lengths = _window_arrays(pieces, table, with_tags)
+    B, L = words.shape
+    distinct, index = np.unique(text_ids, return_inverse=True)
+    chars, char_lengths = char_matrix([table.char_ids[i] for i in distinct])
+    return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags, skeleton)
+
+
+def make_prediction_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
+                          ) -> Batch:
+    """As :func:`make_batch`, without chars: ``char_index`` holds the tokens' ids in ``table``,
+    rows of char features computed beforehand (see :mod:`.inference`)."""
+    words, shapes, text_ids, skeleton, _, lengths = _window_arrays(pieces, table, False)
+    empty = np.zeros((0, 1), dtype=np.int64)
+    return _batch(words, shapes, text_ids, empty, np.zeros(0, dtype=np.int64), lengths, None,
+                  skeleton)
+
+
+def char_matrix(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Char ids right-padded into a matrix [U, C], and the lengths [U]."""
+    C = max(len(r) for r in rows)
+    chars = np.zeros((len(rows), C), dtype=np.int64)
+    char_lengths = np.zeros(len(rows), dtype=np.int64)
+    for r, ids in enumerate(rows):
+        chars[r, :len(ids)] = ids
+        char_lengths[r] = len(ids)
+    return chars, char_lengths
+
+
+def _window_arrays(pieces, table: TokenTable, with_tags: bool):
     B = len(pieces)
     L = max(end - start for _, start, end in pieces)
     words = np.zeros((B, L), dtype=np.int64)
     shapes = np.zeros((B, L), dtype=np.int64)
     text_ids = np.zeros((B, L), dtype=np.int64)
-    with_skeleton = table.skeleton is not None
-    skeleton = np.zeros((B, L), dtype=np.int64) if with_skeleton else None
+    skeleton = np.zeros((B, L), dtype=np.int64) if table.skeleton is not None else None
     tags = np.zeros((B, L), dtype=np.int64) if with_tags else None
     lengths = np.zeros(B, dtype=np.int64)
     for b, (note, start, end) in enumerate(pieces):
@@ -183,19 +211,15 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
             skeleton[b, :n] = note.skeleton[start:end]
         if tags is not None:
             tags[b, :n] = note.tags[start:end]
-    distinct, index = np.unique(text_ids, return_inverse=True)
-    rows = [table.char_ids[i] for i in distinct]
-    C = max(len(r) for r in rows)
-    chars = np.zeros((len(rows), C), dtype=np.int64)
-    char_lengths = np.zeros(len(rows), dtype=np.int64)
-    for r, ids in enumerate(rows):
-        chars[r, :len(ids)] = ids
-        char_lengths[r] = len(ids)
+    return words, shapes, text_ids, skeleton, tags, lengths
+
+
+def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, skeleton) -> Batch:
+    L = words.shape[1]
     lengths_t = torch.from_numpy(lengths)
     mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)
-    return Batch(torch.from_numpy(words), torch.from_numpy(shapes),
-                 torch.from_numpy(index.reshape(B, L)), torch.from_numpy(chars),
-                 torch.from_numpy(char_lengths), lengths_t, mask,
+    return Batch(torch.from_numpy(words), torch.from_numpy(shapes), torch.from_numpy(char_index),
+                 torch.from_numpy(chars), torch.from_numpy(char_lengths), lengths_t, mask,
                  None if tags is None else torch.from_numpy(tags),
                  None if skeleton is None else torch.from_numpy(skeleton))
 

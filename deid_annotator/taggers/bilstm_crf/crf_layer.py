@@ -55,13 +55,19 @@ class CRF(nn.Module):
 
     # -- inference ----------------------------------------------------------------
     def marginals(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """P(y_t = k | x) by forward-backward: [B, L, T] (zeros at padding)."""
+        """P(y_t = k | x) by forward-backward: [B, L, T] (zeros at padding), in float64: in
+        float32, log-scores of a few hundred keep ~1e-5 of precision, and a note's marginals
+        moved by that much with the other windows of its batch (matrix products round
+        differently for different batch sizes)."""
         with torch.no_grad():
-            alphas = _alphas(emissions, mask, self.start, self.transitions)
-            log_z = torch.logsumexp(alphas[:, -1] + self.end.unsqueeze(0), dim=1)
-            betas = _betas(emissions, mask, self.transitions, self.end)
+            dtype = emissions.dtype
+            emissions = emissions.double()
+            start, transitions, end = self.start.double(), self.transitions.double(), self.end.double()
+            alphas = _alphas(emissions, mask, start, transitions)
+            log_z = torch.logsumexp(alphas[:, -1] + end.unsqueeze(0), dim=1)
+            betas = _betas(emissions, mask, transitions, end)
             probs = torch.exp(alphas + betas - log_z.view(-1, 1, 1))
-            return probs * mask.unsqueeze(2).to(probs.dtype)
+            return (probs * mask.unsqueeze(2).to(probs.dtype)).to(dtype)
 
     def viterbi(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The best tag sequence of each sequence: [B, L] (tags past a sequence's end are

@@ -133,9 +133,12 @@ class BiLstmCrfNetwork(nn.Module):
         _, finals = self.char_lstm(self.char_embedding(chars), char_lengths)
         return finals
 
-    def emissions(self, batch: Batch) -> torch.Tensor:
-        """Tag scores of every token: [B, L, T]."""
-        char_repr = self.char_features(batch.chars, batch.char_lengths)
+    def emissions(self, batch: Batch, char_repr: torch.Tensor | None = None) -> torch.Tensor:
+        """Tag scores of every token: [B, L, T]. ``char_repr``: char features computed
+        beforehand, the rows ``batch.char_index`` points at (prediction computes them once
+        per distinct text); by default those of ``batch.chars``."""
+        if char_repr is None:
+            char_repr = self.char_features(batch.chars, batch.char_lengths)
         parts = [self.word_embedding(batch.words), char_repr[batch.char_index]]
         if self.shape_embedding is not None:
             parts.append(self.shape_embedding(batch.shapes))
@@ -154,7 +157,8 @@ class BiLstmCrfNetwork(nn.Module):
         emissions = self.emissions(batch)
         return -self.crf.log_likelihood(emissions, batch.tags, batch.mask).mean()
 
-    def decode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        """Viterbi tags [B, L] and marginals [B, L, T]."""
-        emissions = self.emissions(batch)
+    def decode(self, batch: Batch, char_repr: torch.Tensor | None = None
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Viterbi tags [B, L] and marginals [B, L, T] (``char_repr``: as for emissions)."""
+        emissions = self.emissions(batch, char_repr)
         return self.crf.viterbi(emissions, batch.mask), self.crf.marginals(emissions, batch.mask)

@@ -21,8 +21,7 @@ from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
-from .batching import (TokenTable, bucketed, encode, make_batch,
-                       prediction_windows, stitch, training_windows)
+from .batching import TokenTable, bucketed, encode, make_batch, training_windows
 from .network import BiLstmCrfNetwork, Dimensions
 from .optim import SGD, Adam
 from .vocabulary import (SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word,
@@ -508,6 +507,7 @@ class BiLstmCrfTagger(Tagger):
         tokens, CRF marginal probability of the span's label (B- and I- together)."""
         out: list[list[Span]] = []
         threshold = self.options.get("phi_threshold")
+        label_of = {f"{p}-{label}": k for k, label in enumerate(self.labels) for p in "BI"}
         for tokens, tags, marg in self._decode(notes, progress):
             if not tokens:
                 out.append([])
@@ -517,13 +517,10 @@ class BiLstmCrfTagger(Tagger):
                 p_phi = 1.0 - marg[:, 0]
                 for i in np.nonzero((p_phi >= threshold) & np.array([t == "O" for t in tags]))[0]:
                     tags[i] = "I-" + self.labels[int(np.argmax(_label_probs(marg[i])))]
-            conf = []
-            for i, tag in enumerate(tags):
-                if tag == "O":
-                    conf.append(float(marg[i, 0]))
-                else:
-                    k = self.labels.index(tag[2:])
-                    conf.append(float(marg[i, 1 + 2 * k] + marg[i, 2 + 2 * k]))
+            # a token's confidence: P(O), or P(B-label) + P(I-label) of its label
+            k = np.fromiter((label_of.get(t, -1) for t in tags), dtype=np.int64, count=len(tags))
+            rows, cols = np.arange(len(tags)), 1 + 2 * np.maximum(k, 0)
+            conf = np.where(k < 0, marg[:, 0], marg[rows, cols] + marg[rows, cols + 1])
             spans = bio_to_spans(tokens, tags, conf, source=self.name)
             out.append([s.with_(confidence=min(1.0, max(0.0, s.confidence))) for s in spans])
         return out
@@ -535,49 +532,21 @@ class BiLstmCrfTagger(Tagger):
         return [(tokens, (1.0 - marg[:, 0]) if len(tokens) else np.zeros(0))
                 for tokens, _, marg in self._decode(notes, progress)]
 
-    def _decode(self, notes: Sequence[Note], progress: Progress | None,
-                chunk: int = 512) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
+    def _decode(self, notes: Sequence[Note], progress: Progress | None
+                ) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
         """Per note: tokens, Viterbi tags, marginals [n, T]."""
+        from .inference import decode_notes
+
         self._check_fitted()
         o = self.options
-        notes = list(notes)
         device = resolve_device(o["device"])
         network = self.network.to(device)
         network.eval()
-        char_table = TokenTable(self.words, self.chars, self.skeleton)
-        tok = self.tokenizer
-        with _threads(o["threads"]), torch.inference_mode():
-            for c0 in range(0, len(notes), chunk):
-                group = notes[c0:c0 + chunk]
-                encoded = []
-                pieces = []
-                for n in group:
-                    toks = tok(n.text)
-                    e = encode(n.text, toks, char_table, with_breaks=False)
-                    encoded.append(e)
-                    wins = prediction_windows(len(toks), o["window"], o["overlap"])
-                    pieces += [(e, a, b) for a, b in wins]
-                results: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
-                for members in bucketed(pieces, o["predict_batch_size"]):
-                    if progress is not None:
-                        progress.check()
-                    batch = make_batch(members, char_table).to(device)
-                    path, marg = network.decode(batch)
-                    path, marg = path.cpu().numpy(), marg.float().cpu().numpy()
-                    for b, (e, a, z) in enumerate(members):
-                        results[(id(e), a, z)] = (path[b, :z - a], marg[b, :z - a])
-                for n, e in zip(group, encoded):
-                    if not len(e):
-                        yield e.tokens, [], np.zeros((0, len(self.tags)), dtype=np.float32)
-                        continue
-                    wins = prediction_windows(len(e), o["window"], o["overlap"])
-                    wtags = [[self.tags[i] for i in results[(id(e), a, z)][0]] for a, z in wins]
-                    wmarg = [results[(id(e), a, z)][1] for a, z in wins]
-                    tags, marg = stitch(wins, wtags, wmarg)
-                    yield e.tokens, tags, marg
-                if progress is not None:
-                    done = min(c0 + chunk, len(notes))
-                    progress.report("tag", done, len(notes), f"{done} of {len(notes)} notes")
+        table = TokenTable(self.words, self.chars, self.skeleton)
+        with _threads(o["threads"]):
+            yield from decode_notes(network, table, self.tokenizer, self.tags, list(notes),
+                                    o["window"], o["overlap"], o["predict_batch_size"], device,
+                                    progress, workers=1 if device.type == "cuda" else None)
 
     # -- persistence -------------------------------------------------------------------
     def _save_state(self, directory: Path) -> None:

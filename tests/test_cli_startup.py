@@ -1,0 +1,59 @@
+"""The command line starts without importing what the command does not need: the parser
+imports no heavy library, and ``tag`` with a bilstm-crf model only torch and spaCy."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+HEAVY = ("torch", "spacy", "sklearn", "sklearn_crfsuite", "gensim", "ray", "matplotlib",
+         "sqlite_utils", "PySide6", "lightgbm", "joblib")
+
+
+def imported_after(code: str) -> list[str]:
+    """The HEAVY modules imported after running ``code`` in a fresh interpreter."""
+    probe = (f"import sys\n{code}\n"
+             f"print(__import__('json').dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_constants_spelt_out_for_start_up_match_their_sources():
+    from deid_annotator.cli import backup_commands, passphrase_command, simulate_command
+    from deid_annotator.loop.selection import STRATEGIES
+    from deid_annotator.store import DEFAULT_KEEP
+    from deid_annotator.store.passphrase import NEW_PASSPHRASE_ENV, PASSPHRASE_ENV
+
+    assert simulate_command.STRATEGIES == STRATEGIES
+    assert backup_commands.DEFAULT_KEEP == DEFAULT_KEEP
+    assert passphrase_command.PASSPHRASE_ENV == PASSPHRASE_ENV
+    assert passphrase_command.NEW_PASSPHRASE_ENV == NEW_PASSPHRASE_ENV
+
+
+def test_building_the_parser_imports_no_heavy_library():
+    assert imported_after("from deid_annotator.cli import build_parser; build_parser()") == []
+
+
+@pytest.mark.slow
+def test_tag_with_a_bilstm_model_imports_only_torch_and_spacy(tmp_path, resources_dir):
+    pytest.importorskip("torch")
+    from deid_annotator.formats import read_corpus, write_corpus
+    from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger
+
+    demo = read_corpus("jsonl", resources_dir / "demo" / "notes.jsonl")
+    notes = demo.subset(demo.notes[:12])
+    BiLstmCrfTagger(word_dim=8, char_dim=4, char_hidden=4, hidden=8, ff_hidden=8, shape_dim=2,
+                    max_epochs=1).fit(notes.notes).save(tmp_path / "model")
+    write_corpus("jsonl", notes.without_spans(), tmp_path / "notes.jsonl")
+    command = (f"from deid_annotator.cli import main\n"
+               f"assert main(['tag', '--model', {str(tmp_path / 'model')!r}, '--format', 'jsonl', "
+               f"'--corpus', {str(tmp_path / 'notes.jsonl')!r}, '--out', "
+               f"{str(tmp_path / 'tagged.jsonl')!r}]) == 0")
+    assert sorted(imported_after(command)) == ["spacy", "torch"]
+    assert len(read_corpus("jsonl", tmp_path / "tagged.jsonl")) == 12

@@ -1,0 +1,63 @@
+"""The one-pass tokenizer gives exactly the tokens of the per-spaCy-token definition:
+the letter runs, digit runs and single other characters of each spaCy token."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deid_annotator.tokenization import _PIECE, Token, Tokenizer, _blank
+
+TRICKY = [
+    "Pt cannot void; doesn't want to, won't eat. Gonna d/c in AM.",
+    "Dr.Smith MR:6746781 Results02/20/2087 1st 2nd 10mg 5km 98.6°F",
+    "pt  seen by\r\nDr. healey 😀 at GH — naïve\u00a0café\tx²  e.g. a.m. 3p.m.",
+    "snake_case__words __init__ x_1 _ __",
+    "",
+    "   \n\t ",
+    "ain't isn't y'all ma'am o'clock 'tis it's ICU's",
+    "http://example.org/a?b=1 joe@example.com #hashtag @mention :) :-( <3",
+]
+
+
+def per_spacy_token(lang: str, text: str) -> list[Token]:
+    """The definition: spaCy's tokens, each split into runs by the regex."""
+    tokens = []
+    for t in _blank(lang).make_doc(text):
+        for m in _PIECE.finditer(t.text):
+            tokens.append(Token(t.idx + m.start(), t.idx + m.end(), m.group()))
+    return tokens
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_tricky_text_gives_the_per_token_definition(text):
+    assert Tokenizer("en")(text) == per_spacy_token("en", text)
+
+
+def test_spacy_cuts_inside_runs_are_kept():
+    tokens = [t.text for t in Tokenizer("en")("cannot don't")]
+    assert tokens == ["can", "not", "do", "n", "'", "t"]
+
+
+def test_synthetic_notes_give_the_per_token_definition(resources_dir):
+    lines = (resources_dir / "demo" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
+    texts = [json.loads(line)["text"] for line in lines if line.strip()]
+    assert len(texts) > 100
+    en = Tokenizer("en")
+    for text in texts:
+        assert en(text) == per_spacy_token("en", text)
+
+
+def test_spanish_gives_the_per_token_definition():
+    text = "Paciente Juan Pérez, 45 años; ingresó el 12/03/2020. Del hospital al domicilio."
+    assert Tokenizer("es")(text) == per_spacy_token("es", text)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_real_notes_give_the_per_token_definition(physionet_dev):
+    from deid_annotator.formats import read_corpus
+
+    en = Tokenizer("en")
+    for note in read_corpus("physionet", physionet_dev).notes:
+        assert en(note.text) == per_spacy_token("en", note.text), note.id
