@@ -221,3 +221,20 @@ def test_simulate_with_word_clusters_pretrains_on_the_pool_only(tmp_path, monkey
     assert [r.notes_annotated for r in result.rows] == [10, 20]
     assert all(0.0 <= r.f1 <= 1.0 for r in result.rows)
     assert (tmp_path / "out" / "learning_curve.csv").is_file()
+
+
+def test_pretrain_embeddings_command_writes_clusters(tmp_path, capsys):
+    from deid_annotator.cli import main
+
+    demo = Path(__file__).resolve().parent.parent / "resources" / "demo" / "notes.jsonl"
+    vectors, clusters = tmp_path / "v.bin", tmp_path / "private" / "clusters.tsv"
+    assert main(["pretrain-embeddings", "--format", "jsonl", "--corpus", str(demo),
+                 "--out", str(vectors), "--dim", "12", "--epochs", "1",
+                 "--clusters", str(clusters)]) == 0
+    assert f"wrote their word clusters to {clusters}" in capsys.readouterr().out
+    assert _mode(clusters) == 0o600
+    table = WordClusters.load(clusters)
+    assert table.sizes == (64, 256, 1024)
+    from deid_annotator.embeddings import load_vectors
+
+    assert set(table.ids) == set(load_vectors(vectors).key_to_index)
