@@ -3,7 +3,6 @@ notes only): the clusters file, the crf option (used, saved, loaded, self-contai
 owner-only), the project cache, and ``simulate --word-clusters``."""
 from __future__ import annotations
 
-import json
 import stat
 from pathlib import Path
 
