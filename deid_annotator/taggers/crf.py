@@ -9,6 +9,12 @@ its marginal probability of not being ``O`` reaches ``threshold`` (set ``thresho
 to ``None`` for plain Viterbi). A span's confidence is the smallest P(PHI) of its
 tokens; :meth:`CrfTagger.predict_token_marginals` gives every token's P(PHI) and label
 probabilities, for recall-oriented cut-offs and for union/stacked taggers.
+
+``word_clusters``: a clusters file (:mod:`deid_annotator.embeddings.clusters`, k-means over
+vectors pretrained on the project's notes, annotated or not) adds each word's cluster ids as
+features, so a name unseen in the gold can look like the gold's names. The clusters are
+copied into the model folder (``word_clusters.tsv``, owner-only: the vocabulary is PHI), so
+a saved model never needs the original file again.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from .features import FeatureExtractor
 from .patterns import TITLES
 
 MODEL_FILE = "crf.crfsuite"
+CLUSTERS_FILE = "word_clusters.tsv"
 
 DEFAULTS: dict[str, Any] = {
     "c1": 0.01,                 # L1 penalty (sparse models)
@@ -43,6 +50,9 @@ DEFAULTS: dict[str, Any] = {
     # (a random, seeded sample; faster training, more recall). None keeps all.
     "max_negative_ratio": 2.5,
     "seed": 13,
+    # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
+    # model folder. None: no cluster features.
+    "word_clusters": None,
 }
 
 
@@ -193,6 +203,7 @@ class CrfTagger(Tagger):
         self._tagger = None
         self._tokenizer: Tokenizer | None = None
         self._fx: FeatureExtractor | None = None
+        self._clusters = None  # WordClusters, once read (fit) or loaded (model folder)
 
     def _check_options(self) -> None:
         o = self.options
@@ -210,6 +221,12 @@ class CrfTagger(Tagger):
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
             o["all_possible_transitions"] = bool(o["all_possible_transitions"])
+            clusters = o["word_clusters"]
+            if isinstance(clusters, os.PathLike):
+                o["word_clusters"] = os.fspath(clusters)  # the manifest is JSON
+            elif clusters is not None and not (isinstance(clusters, str) and clusters):
+                raise ValueError(f"word_clusters must be the path of a clusters file, "
+                                 f"not {clusters!r}")
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
@@ -222,8 +239,22 @@ class CrfTagger(Tagger):
     def extractor(self) -> FeatureExtractor:
         if self._fx is None:
             self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"])
+                                        max_len=self.options["max_len"], clusters=self._clusters)
         return self._fx
+
+    def use_word_clusters(self, clusters) -> "CrfTagger":
+        """Use these :class:`~deid_annotator.embeddings.clusters.WordClusters` (instead of
+        reading the ``word_clusters`` file) from the next ``fit`` on."""
+        self._clusters = clusters
+        self._fx = None
+        return self
+
+    def _read_clusters_option(self) -> None:
+        path = self.options["word_clusters"]
+        if path is not None and self._clusters is None:
+            from ..embeddings.clusters import WordClusters
+
+            self.use_word_clusters(WordClusters.load(path))
 
     def _require_model(self):
         if self._tagger is None:
@@ -241,6 +272,7 @@ class CrfTagger(Tagger):
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "CrfTagger":
         notes = training_notes(self.name, notes)
         started = time.perf_counter()
+        self._read_clusters_option()
         o = self.options
         trainer_cls = _make_trainer(progress, o["max_iterations"])
         trainer = trainer_cls(verbose=True)  # messages feed on_iteration
@@ -323,6 +355,9 @@ class CrfTagger(Tagger):
             "loss": None if last.get("loss") is None else round(float(last["loss"]), 3),
             "active_features": last.get("active_features"),
         })
+        if self._clusters is not None:
+            summary["word_clusters"] = {"words": len(self._clusters),
+                                        "sizes": list(self._clusters.sizes)}
         self.training = summary
         return self
 
@@ -384,6 +419,8 @@ class CrfTagger(Tagger):
         if self._model is None:
             raise ModelError("the crf tagger has not been trained; nothing to save")
         (directory / MODEL_FILE).write_bytes(self._model)
+        if self._clusters is not None:
+            self._clusters.save(directory / CLUSTERS_FILE)  # owner-only: names are PHI
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
         path = directory / MODEL_FILE
@@ -393,6 +430,14 @@ class CrfTagger(Tagger):
         if not model:
             raise ModelError(f"{path}: the crf model file is empty")
         self._open(model)
+        clusters_path = directory / CLUSTERS_FILE
+        if clusters_path.is_file():
+            from ..embeddings.clusters import WordClusters
+
+            self.use_word_clusters(WordClusters.load(clusters_path))
+        elif self.options["word_clusters"] is not None:
+            raise ModelError(f"{directory}: the crf model was trained with word clusters but "
+                             f"{CLUSTERS_FILE} is missing")
         labels = {t[2:] for t in self._tagger.labels() if t != "O"}
         if not labels:
             raise ModelError(f"{path}: the crf model knows no labels (corrupt?)")

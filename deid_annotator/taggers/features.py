@@ -18,6 +18,8 @@ Feature families, for each token of :mod:`deid_annotator.tokenization`:
   (mostly upper, mostly lower, mixed) and a title-case word in a lower-case line;
 - note-level: the word occurs elsewhere in the note after a title or before a
   credential ("Dr. Swackhamer ... SWACKHAMER aware");
+- word clusters (optional, :mod:`deid_annotator.embeddings.clusters`): the word's k-means
+  cluster at each granularity, from vectors pretrained on the project's own notes;
 - a window of +/-2 tokens carrying the neighbours' main features.
 
 Sequences are lines (text between newlines), cut into pieces of at most
@@ -28,11 +30,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..tokenization import Token
+from .cluster_features import add_cluster_features
 from . import patterns as P
 from .gazetteers import Gazetteers, fold, load_gazetteers
+
+if TYPE_CHECKING:
+    from ..embeddings.clusters import WordClusters
 
 @lru_cache(maxsize=200_000)
 def shape(text: str, limit: int = 12) -> str:
@@ -80,15 +86,18 @@ class Sequence_:
 
 
 #: Neighbour features copied into the window (by name prefix).
-_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct", "bc")
+_WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct", "bc",
+                "wc")
 
 
 class FeatureExtractor:
     """Turns a note's tokens into CRF feature dicts; sequences via :meth:`sequences`."""
 
     def __init__(self, gazetteers: Gazetteers | None = None, window: int = 2,
-                 max_len: int = 150, affixes: int = 4, rules: bool = True):
+                 max_len: int = 150, affixes: int = 4, rules: bool = True,
+                 clusters: "WordClusters | None" = None):
         self.gaz = gazetteers or load_gazetteers()
+        self.clusters = clusters
         self.rules = rules
         self.window = window
         self.max_len = max_len
@@ -309,6 +318,8 @@ class FeatureExtractor:
                             else "big")
             else:
                 f["punct"] = w
+        if self.clusters is not None:
+            add_cluster_features(self.clusters, words, out)
         return out
 
     def _pattern_features(self, text: str, tokens: Sequence[Token],
