@@ -27,7 +27,7 @@ from sqlite_utils import Database
 
 from .. import __version__
 from ..errors import DeidError, ProjectError
-from . import crypto, locking, schema
+from . import crypto, locking, open_files, schema
 from .records import dumps, loads, now
 
 #: Seconds to wait for another program's write to finish before giving up.
@@ -147,6 +147,7 @@ class ProjectBase:
         self._key: bytes | None = None
         self._salt: bytes | None = None
         self._file_key: tuple[int, int] | None = None
+        self._open_file: tuple[int, int] | None = None   # see .open_files
 
     # -- lifecycle -----------------------------------------------------------
     @classmethod
@@ -275,6 +276,7 @@ class ProjectBase:
         project = cls(path, db)
         project.read_only = read_only
         project._key, project._salt = key, salt
+        project._open_file = open_files.register(path, "plain" if key is None else "encrypted", salt)
         return project
 
     # -- encryption ------------------------------------------------------------
@@ -346,6 +348,9 @@ class ProjectBase:
                 try:
                     self.db.close()
                 finally:
+                    if self._open_file is not None:
+                        open_files.unregister(self._open_file)
+                        self._open_file = None
                     if self._file_key is not None and self._key is not None:
                         crypto.forget_key(self._file_key, self._key)
                     if self._project_lock is not None:

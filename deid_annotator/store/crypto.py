@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import ProjectError
-from . import locking
+from . import locking, open_files
 
 #: The first 16 bytes of every unencrypted SQLite file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -109,7 +109,13 @@ def new_salt() -> bytes:
 
 
 def file_salt(path: Path) -> bytes:
-    """The salt SQLCipher keeps as the first 16 bytes of an encrypted file."""
+    """The salt SQLCipher keeps as the first 16 bytes of an encrypted file (remembered, not
+    read, while this process has the file open: see :mod:`.open_files`)."""
+    opened = open_files.known(path)
+    if opened is not None and opened[1] is not None:
+        return opened[1]
+    if opened is not None:
+        return SQLITE_MAGIC[:SALT_BYTES]
     with open(path, "rb") as f:
         salt = f.read(SALT_BYTES)
     if len(salt) != SALT_BYTES:
@@ -119,7 +125,11 @@ def file_salt(path: Path) -> bytes:
 
 def file_kind(path: Path) -> str:
     """``"empty"``, ``"plain"`` (SQLite), ``"encrypted"`` (looks like SQLCipher: pages of
-    random-looking bytes) or ``"unknown"``."""
+    random-looking bytes) or ``"unknown"``. Never opens a file this process has open
+    (closing it would drop SQLite's locks: :mod:`.open_files`)."""
+    opened = open_files.known(path)
+    if opened is not None:
+        return opened[0]
     try:
         size = path.stat().st_size
         with open(path, "rb") as f:
