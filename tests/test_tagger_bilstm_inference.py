@@ -126,3 +126,11 @@ def test_cancel_during_prediction_stops_it(trained, notes):
 
 def test_default_workers_is_within_bounds():
     assert 1 <= inference.default_workers() <= 4
+
+
+def test_default_workers_follows_omp_num_threads(monkeypatch):
+    # bulk worker processes set OMP_NUM_THREADS=1: one network thread each, one worker per core
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert inference.default_workers() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert 1 <= inference.default_workers() <= 4

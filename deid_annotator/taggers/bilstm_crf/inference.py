@@ -28,11 +28,16 @@ CHAR_BATCH = 4096
 
 def default_workers() -> int:
     """Network threads: one per core this process may use (at most 4: tokenising in the
-    calling thread cannot feed more)."""
+    calling thread cannot feed more), and no more than ``OMP_NUM_THREADS`` when it is set —
+    bulk runs set it to 1 in each of their worker processes (one worker per core)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:           # not on Linux
         cores = os.cpu_count() or 1
+    try:
+        cores = min(cores, int(os.environ["OMP_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        pass
     return max(1, min(4, cores))
 
 
