@@ -14,13 +14,14 @@ atomically: its vocabulary holds the notes' names (PHI).
 from __future__ import annotations
 
 import csv
+import io
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import DeidError, ModelError
+from ..formats._io import open_atomic, owner_only
 from ..progress import Progress, report
 
 #: Cluster counts, coarse to fine (Turian et al. use prefixes of several lengths alike).
@@ -48,18 +49,14 @@ class WordClusters:
         """Write the TSV (mode 0600; a reader never sees half a file)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mkstemp: 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
-                writer.writerow(["word", *(f"k{k}" for k in self.sizes)])
-                for word, ids in self.ids.items():
-                    writer.writerow([word, *ids])
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with owner_only(), open_atomic(path) as raw:
+            fh = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            writer = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
+            writer.writerow(["word", *(f"k{k}" for k in self.sizes)])
+            for word, ids in self.ids.items():
+                writer.writerow([word, *ids])
+            fh.flush()
+            fh.detach()     # open_atomic closes (and fsyncs) the file itself
         return path
 
     @classmethod
