@@ -173,14 +173,24 @@ def crash_export(zygote, demo, tmp: Path, kills: int, seed: int, fmt: str) -> Fi
     return figures
 
 
-def _calibrate(zygote, cfg: dict) -> float:
-    """Seconds one unit of the scenario takes, run once to its end (not killed)."""
+def _calibrate(zygote, cfg: dict, runs: int = 3) -> float:
+    """Seconds one unit of the scenario takes, run to its end (not killed): the median of
+    ``runs`` (one slow run — a first-time cost, a busy moment — once made the kill delays
+    10x too long, so an import was killed 2 times in 92 runs). A ``db`` that the scenario
+    creates (import) gets a fresh name per run."""
+    import statistics
     import time
 
-    started = time.monotonic()
-    result = zygote.run(dict(cfg, once=True, delay=120))
-    assert not result["killed"]
-    return time.monotonic() - started
+    times = []
+    for k in range(runs):
+        run_cfg = dict(cfg, once=True, delay=120)
+        if cfg.get("scenario") == "import":
+            run_cfg["db"] = f"{cfg['db']}.{k}"
+        started = time.monotonic()
+        result = zygote.run(run_cfg)
+        assert not result["killed"]
+        times.append(time.monotonic() - started)
+    return statistics.median(times)
 
 
 def _retrain_project(db: Path, demo: Corpus, passphrase=None) -> None:
