@@ -37,33 +37,33 @@ def jobs_started(window, monkeypatch) -> list[str]:
     return started
 
 
-def test_a_batch_stored_ahead_is_made_in_a_thread(qtbot, window, project_path, gold, monkeypatch):
+def next_batch_through_the_window(qtbot, window, project_path, gold, monkeypatch, ahead: int):
+    """Retrain (storing ``ahead`` notes ahead), reopen, press Next batch; returns the new batch
+    id and the kinds of job the window started."""
     window.project.close()
-    retrained(project_path, gold, ahead=40)
-    assert window.open_project(project_path)
-    before = len(window.project.batches())
-    started = jobs_started(window, monkeypatch)
-    with qtbot.waitSignal(window.jobFinished, timeout=60000) as finished:
-        window.next_batch(10, "sequential")
-    assert finished.args[0] == "next_batch" and finished.args[1]["batch_id"]
-    assert started == ["ThreadJob"]                       # no child process was needed
-    assert len(window.project.batches()) == before + 1
-    assert window.session.batch.id == finished.args[1]["batch_id"]
-    version = window.project.current_model_version().number
-    assert window.project.batch(finished.args[1]["batch_id"]).model_version == version
-
-
-@pytest.mark.slow
-def test_without_stored_spans_the_batch_is_made_in_a_child_process(qtbot, window, project_path,
-                                                                    gold, monkeypatch):
-    window.project.close()
-    retrained(project_path, gold, ahead=0)
+    retrained(project_path, gold, ahead=ahead)
     assert window.open_project(project_path)
     before = len(window.project.batches())
     started = jobs_started(window, monkeypatch)
     with qtbot.waitSignal(window.jobFinished, timeout=120000) as finished:
         window.next_batch(10, "sequential")
     assert finished.args[0] == "next_batch" and finished.args[1]["batch_id"]
-    assert started == ["ThreadJob", "ProcessJob"]         # the thread found nothing stored
     assert len(window.project.batches()) == before + 1
     assert window.session.batch.id == finished.args[1]["batch_id"]
+    return finished.args[1]["batch_id"], started
+
+
+def test_a_batch_stored_ahead_is_made_in_a_thread(qtbot, window, project_path, gold, monkeypatch):
+    batch_id, started = next_batch_through_the_window(qtbot, window, project_path, gold,
+                                                      monkeypatch, ahead=40)
+    assert started == ["ThreadJob"]                       # no child process was needed
+    version = window.project.current_model_version().number
+    assert window.project.batch(batch_id).model_version == version
+
+
+@pytest.mark.slow
+def test_without_stored_spans_the_batch_is_made_in_a_child_process(qtbot, window, project_path,
+                                                                    gold, monkeypatch):
+    _, started = next_batch_through_the_window(qtbot, window, project_path, gold, monkeypatch,
+                                               ahead=0)
+    assert started == ["ThreadJob", "ProcessJob"]         # the thread found nothing stored
