@@ -24,3 +24,15 @@ def physionet_dev() -> Path:
 @pytest.fixture(scope="session")
 def resources_dir() -> Path:
     return ROOT / "resources"
+
+
+@pytest.fixture
+def private_model_cache(tmp_path, monkeypatch):
+    """Model versions unpacked into this test's own cache, with the in-memory cache cleared
+    before and after (loop tests: no test sees another's models)."""
+    from deid_annotator.loop.models import clear_memory_cache
+
+    monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
+    clear_memory_cache()
+    yield tmp_path / "cache"
+    clear_memory_cache()

@@ -8,7 +8,6 @@ from deid_annotator.errors import DeidError
 from deid_annotator.loop import RetrainJob, current_tagger, next_batch, rollback, submit
 from deid_annotator.loop import selection
 from deid_annotator.loop.batches import score_pool
-from deid_annotator.loop.models import clear_memory_cache
 from deid_annotator.loop.selection import LENGTH_POWER, uncertainties
 from deid_annotator.progress import Progress
 from deid_annotator.store import Project, schema as schema_module
@@ -16,12 +15,7 @@ from deid_annotator.store import Project, schema as schema_module
 from test_loop_support import ANNOTATOR, correct_to_gold, make_project
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
-    clear_memory_cache()
-    yield
-    clear_memory_cache()
+pytestmark = pytest.mark.usefixtures("private_model_cache")
 
 
 @pytest.fixture

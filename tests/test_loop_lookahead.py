@@ -8,7 +8,7 @@ from deid_annotator.loop import RetrainJob, next_batch, preannotate_ahead, rollb
 from deid_annotator.loop import batches as batches_module
 from deid_annotator.loop.batches import predict_spans, preannotation_conditions
 from deid_annotator.loop.lookahead import AHEAD_BATCH_SIZE, ahead_note_ids, preannotate_first_batch
-from deid_annotator.loop.models import clear_memory_cache, load_version
+from deid_annotator.loop.models import load_version
 from deid_annotator.loop.selection import (active_candidates, active_inputs_digest, candidate_count,
                                            select_active_stored)
 from deid_annotator.annotation import operating_point
@@ -21,12 +21,7 @@ from deid_annotator.taggers.base import Tagger
 from test_loop_support import ANNOTATOR, correct_to_gold, make_project
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
-    clear_memory_cache()
-    yield
-    clear_memory_cache()
+pytestmark = pytest.mark.usefixtures("private_model_cache")
 
 
 @pytest.fixture

@@ -18,12 +18,7 @@ from deid_annotator.progress import Progress
 from test_loop_support import ANNOTATOR, MemoTagger, correct_to_gold, make_project
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DEID_ANNOTATOR_CACHE", str(tmp_path / "cache"))
-    clear_memory_cache()
-    yield
-    clear_memory_cache()
+pytestmark = pytest.mark.usefixtures("private_model_cache")
 
 
 def annotated_project(tmp_path, batches=1, size=10, n=40):
