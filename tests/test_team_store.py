@@ -112,6 +112,35 @@ def test_submitting_a_batch_keeps_adjudicated_gold(tmp_path):
         assert p.adjudication("n0")["adjudicator"] == "carol"
 
 
+def test_submitting_in_an_annotators_copy_makes_only_their_notes_gold(tmp_path):
+    with Project.create(tmp_path / "p.db", labels=["PATIENT"]) as p:
+        p.import_corpus(small_corpus(4).without_spans(), source="model")
+        batch = p.create_batch([f"n{k}" for k in range(4)], "sequential")
+        p.add_annotator("alice")
+        p.add_annotator("bob")
+        assign_batch(p, batch, ["alice", "bob"], share=0.0)   # alice: n0, n2; bob: n1, n3
+        for k in range(4):
+            p.add_span(f"n{k}", 3, 13, "PATIENT", "alice")
+        assert p.submit_batch(batch, "alice") == 2
+        assert p.note_count(gold=True) == 2
+        assert [s.key for s in p.spans("n1", source="gold")] == []
+        status = {bn.note_id: bn.status for bn in p.batch_notes(batch)}
+        assert status["n0"] == status["n2"] == "done" and status["n1"] != "done"
+        assert p.batch(batch).read_only
+        last = p.audit_log(1, action="submit_batch")[0]
+        assert last["after"]["left_to_others"] == 2 and last["after"]["gold_spans"] == 2
+
+
+def test_submitting_by_someone_with_no_assigned_note_makes_the_whole_batch_gold(tmp_path):
+    with Project.create(tmp_path / "p.db", labels=["PATIENT"]) as p:
+        p.import_corpus(small_corpus(2).without_spans(), source="model")
+        batch = p.create_batch(["n0", "n1"], "sequential")
+        p.add_annotator("alice")
+        assign_batch(p, batch, ["alice"], share=0.0)
+        p.submit_batch(batch, "admin")
+        assert p.note_count(gold=True) == 2
+
+
 def test_adjudicate_is_one_audited_action_and_checks_spans(tmp_path):
     with Project.create(tmp_path / "p.db", labels=["PATIENT"]) as p:
         p.import_corpus(small_corpus(1).without_spans(), source="model")

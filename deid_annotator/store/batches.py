@@ -115,7 +115,11 @@ class BatchesMixin:
 
     def submit_batch(self, batch_id: int, annotator: str) -> int:
         """Make the batch's accepted/corrected/human spans the gold spans of its notes, mark
-        its notes done and the batch read-only (one transaction). Returns the gold span count."""
+        its notes done and the batch read-only (one transaction). Returns the gold span count.
+
+        When the batch is assigned and some of its notes to ``annotator`` (an annotator's
+        copy of the project), only those notes become gold: the others are someone else's
+        work, and making them gold here would teach the next retrain that they hold no PHI."""
         with self._write():
             annotator = self._annotator(annotator)
             b = self._open_batch(batch_id)
@@ -123,6 +127,11 @@ class BatchesMixin:
             action = self._action("submit_batch", annotator, batch_id=b.id)
             pks = [r[0] for r in self.db.execute(
                 "SELECT note_id FROM batch_notes WHERE batch_id = ? ORDER BY position", (b.id,))]
+            mine = {r[0] for r in self.db.execute(
+                "SELECT note_id FROM assignments WHERE batch_id = ? AND annotator = ?",
+                (b.id, annotator))}
+            others = [pk for pk in pks if pk not in mine] if mine else []
+            pks = [pk for pk in pks if pk in mine] if mine else pks
             gold = 0
             adjudicated = {r[0] for r in self.db.execute("SELECT note_id FROM adjudications")}
             for pk in pks:
@@ -145,16 +154,19 @@ class BatchesMixin:
                     span_id = self._insert_span_row(new)
                     self._audit(action, "spans", span_id, None, dict(new, id=span_id))
                     gold += 1
-            self.db.execute(f"UPDATE notes SET gold_at = ?, gold_batch_id = ? WHERE id IN "
-                            f"(SELECT note_id FROM batch_notes WHERE batch_id = ?) "
-                            f"AND id NOT IN (SELECT note_id FROM adjudications)", (stamp, b.id, b.id))
-            self.db.execute("UPDATE batch_notes SET status = 'done', updated = ? WHERE batch_id = ? "
-                            "AND status != 'done'", (stamp, b.id))
+            self.db.conn.executemany("UPDATE notes SET gold_at = ?, gold_batch_id = ? WHERE id = ? "
+                                     "AND id NOT IN (SELECT note_id FROM adjudications)",
+                                     [(stamp, b.id, pk) for pk in pks])
+            self.db.conn.executemany("UPDATE batch_notes SET status = 'done', updated = ? "
+                                     "WHERE batch_id = ? AND note_id = ? AND status != 'done'",
+                                     [(stamp, b.id, pk) for pk in pks])
             self.db.execute("UPDATE batches SET status = 'submitted', submitted = ?, submitted_by = ? "
                             "WHERE id = ?", (stamp, annotator, b.id))
-            self._audit(action, "batches", b.id, {"status": b.status},
-                        {"status": "submitted", "submitted": stamp, "submitted_by": annotator,
-                         "gold_spans": gold})
+            after = {"status": "submitted", "submitted": stamp, "submitted_by": annotator,
+                     "gold_spans": gold}
+            if others:
+                after["left_to_others"] = len(others)
+            self._audit(action, "batches", b.id, {"status": b.status}, after)
         return gold
 
     def _span_rows(self, note_pk: int, where: str) -> list[dict[str, Any]]:

@@ -928,6 +928,9 @@ class MainWindow(QMainWindow):
         self._guard(s.reload)
         self._refresh_note()
         note = f" ({pending} pending spans were left out)" if pending else ""
+        shared = s.assignment
+        if shared is not None and 0 < shared.mine < shared.total:
+            note += f"; the {shared.total - shared.mine} notes assigned to others are theirs to submit"
         self.statusBar().showMessage(f"Batch {s.batch.number} submitted: {gold} gold spans{note}. "
                                      f"Retraining…", 15000)
         size = self.batch_panel.size_combo.currentData() or self.config.batch_size

@@ -85,3 +85,17 @@ def test_someone_without_an_assignment_in_the_batch_is_told_so(team_copy, open_w
     assert not panel.submit_button.isEnabled()
     assert not w.actions_by_name["accept_all_next"].isEnabled()
     assert "is assigned to you" in w.statusBar().currentMessage()
+
+
+def test_submitting_in_the_copy_makes_only_the_annotators_notes_gold(team_copy, open_window,
+                                                                    monkeypatch):
+    path, everyone, mine = team_copy
+    w = open_window(path, "alice")
+    monkeypatch.setattr(w, "start_job", lambda job, title: None)   # no retrain here
+    w.submit_and_retrain()
+    message = w.statusBar().currentMessage()
+    assert f"the {len(everyone) - len(mine)} notes assigned to others are theirs to submit" in message
+    w.close_project()
+    with Project.open(path, read_only=True) as project:
+        gold = {n.id for n in project.corpus("gold").notes}
+    assert gold == set(mine)
