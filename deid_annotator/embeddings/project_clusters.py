@@ -46,12 +46,12 @@ def project_word_clusters(project, settings: EmbeddingSettings | None = None,
     """The clusters file of ``project`` (an open :class:`~deid_annotator.store.Project`):
     from the cache when its notes and settings are unchanged, else learnt from all its
     notes' text now (progress stages ``tokenize``, ``pretrain``, ``cluster``; cancellable)."""
-    from ..loop.models import _project_key, cache_root
+    from ..loop.models import cache_root, project_cache_key
 
     settings = settings or EmbeddingSettings(lang=project.lang)
     key = {"fingerprint": _fingerprint(project), "settings": settings.to_json(),
            "sizes": list(sizes)}
-    folder = private_dir(cache_root() / "clusters" / _project_key(project))
+    folder = private_dir(cache_root() / "clusters" / project_cache_key(project))
     path, info_path = folder / CLUSTERS_FILE, folder / INFO_FILE
     if not refresh and path.is_file() and info_path.is_file():
         try:

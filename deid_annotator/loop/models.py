@@ -152,7 +152,7 @@ def cache_root() -> Path:
     return Path(user_cache_dir("deid-annotator", appauthor=False))
 
 
-def _project_key(project: Project) -> str:
+def project_cache_key(project: Project) -> str:
     created = project.setting("created") or ""
     return hashlib.sha256(f"{project.path.resolve()}\0{created}".encode()).hexdigest()[:16]
 
@@ -173,7 +173,7 @@ def model_directory(project: Project, number: int | None = None) -> Path:
     if _sha256(data) != sha:
         raise ModelError(f"{what} is corrupt (checksum mismatch); roll back to another model "
                          f"version or retrain")
-    base = private_dir(cache_root() / "models" / _project_key(project))
+    base = private_dir(cache_root() / "models" / project_cache_key(project))
     target = base / f"v{version.number}-{sha[:16]}"
     if (target / ".complete").is_file():
         return target

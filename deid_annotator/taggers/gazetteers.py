@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import DeidError
+from ..resources import RESOURCES
 
 #: Word pieces as :mod:`deid_annotator.tokenization` makes them.
 _PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
@@ -43,7 +44,7 @@ def pieces(text: str) -> tuple[str, ...]:
 
 
 def default_directory() -> Path:
-    return Path(__file__).resolve().parents[2] / "resources" / "gazetteers"
+    return RESOURCES / "gazetteers"   # the source checkout's or the frozen bundle's
 
 
 @dataclass
