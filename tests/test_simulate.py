@@ -45,7 +45,8 @@ def test_simulate_cli_writes_the_csv_and_the_png(tmp_path, capsys):
 
     parser = argparse.ArgumentParser(prog="deid-annotator")
     simulate_command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(_simulate_parser_args(tmp_path))
+    kept = tmp_path / "kept.db"
+    args = parser.parse_args(_simulate_parser_args(tmp_path, extra=("--keep-project", str(kept))))
     assert args.func(args) == 0
     out = tmp_path / "out"
     with open(out / "learning_curve.csv", encoding="utf-8", newline="") as fh:
@@ -66,8 +67,13 @@ def test_simulate_cli_writes_the_csv_and_the_png(tmp_path, capsys):
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     printed = capsys.readouterr()
     assert "final token F1" in printed.out and "batch 3/3" in printed.err
-    # nothing of the temporary project is left behind
+    # nothing of the temporary project is left behind but the copy asked for, owner-only
     assert not [p for p in os.listdir(tmp_path) if p.startswith("deid-simulate-")]
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    with Project.open(kept, read_only=True) as project:
+        assert [b.status for b in project.batches()] == ["submitted"] * 3
+        assert project.note_count(gold=True) == 30
+        assert len(project.model_versions()) == 3
 
 
 def test_simulate_refuses_overlapping_corpora(tmp_path):

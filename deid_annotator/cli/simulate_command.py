@@ -55,6 +55,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="pretrain word vectors on the --corpus notes' text once (fastText), "
                         "cluster them, and give the clusters to every retrain as features "
                         "(crf); the pretraining's seconds are reported apart")
+    p.add_argument("--keep-project", type=Path, default=None, metavar="DB",
+                   help="keep the simulated project as this file (owner-only: it holds the "
+                        "corpus's notes and gold), to look at its batches and model versions")
     p.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE",
                    help="a tagger option, e.g. max_iterations=50 for crf (repeatable; values "
                         "are read as JSON when they parse, else as text)")
@@ -103,7 +106,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                               hints={"max_epochs": args.max_epochs},
                               length_power=args.length_power,
                               progress=progress, batch_progress=after_batch,
-                              word_clusters=args.word_clusters)
+                              word_clusters=args.word_clusters, keep_project=args.keep_project)
         except KeyboardInterrupt:
             print(f"deid-annotator simulate: interrupted; the batches done so far are in "
                   f"{args.out}", file=sys.stderr)

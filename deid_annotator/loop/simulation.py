@@ -183,7 +183,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
              seed: int = 0, lang: str = "en", tagger_options: dict[str, Any] | None = None,
              hints: dict[str, Any] | None = None, length_power: float | None = None,
              progress: Progress | None = None, batch_progress=None,
-             workdir: str | Path | None = None, word_clusters: bool = False) -> SimulationResult:
+             workdir: str | Path | None = None, word_clusters: bool = False,
+             keep_project: str | Path | None = None) -> SimulationResult:
     """Run the loop (see the module docstring); writes ``learning_curve.csv`` (after every
     batch, so an interrupted run keeps its rows) and ``learning_curve.png`` to ``out_dir``.
 
@@ -191,6 +192,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
     tagger takes them. ``batch_progress(k, K, row)``: called after each batch.
     ``word_clusters``: pretrain word clusters on the notes to annotate once, and give them
     to every retrain (see the module docstring).
+    ``keep_project``: at the end, copy the simulated project there (owner-only: it holds
+    the corpus's notes and gold), to look at its batches, versions and corrections.
     """
     check_strategy(strategy)
     if batch_size < 1 or batches < 1:
@@ -256,6 +259,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                        f"batch {k}: F1 {row.f1:.3f}, {row.corrections_per_note:.2f} corrections/note")
                 if batch_progress is not None:
                     batch_progress(k, batches, row)
+        if keep_project is not None:   # closed: the WAL is checkpointed into the file
+            _copy_private(db, Path(keep_project))
     except KeyboardInterrupt:
         result.interrupted = True
         raise
@@ -278,6 +283,13 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                 if not result.interrupted:
                     raise
     return result
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    from ..formats._io import open_atomic, owner_only
+
+    with owner_only(), open_atomic(target) as out, open(source, "rb") as f:
+        shutil.copyfileobj(f, out)
 
 
 def _zero():

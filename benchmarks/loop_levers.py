@@ -1,0 +1,153 @@
+"""What could lift the loop's F1 after 200 notes? Levers measured on VALIDATION patients only.
+
+physionet-dev is split by patient into a pool and test patients (seed 13, as
+``bootstrap.py``); the test patients are never read here. The pool is split again by
+patient (one split per ``--split-seeds`` seed) into notes to annotate and validation notes.
+For each split the real loop (``simulate``: active selection, crf, batches of 20) runs for
+``--batches`` batches and its project is kept; then, on the notes that loop picked, each
+lever is trained offline and scored on the split's validation notes (binary token P/R/F1):
+
+- ``crf``: the crf as shipped (the reference);
+- ``crf+rules@C``: crf ∪ the rules tagger fitted on the same notes, rule kinds whose
+  measured precision is at least C;
+- ``crf+tbed``: crf ∪ tbed;
+- ``stacked``: rules + tbed + crf stacked (``--stacked``: slow, 2 min per split);
+- ``crf{...}``: the crf with other options (``--crf-options``, JSON objects);
+- ``self-training``: the crf refitted with the pool notes it is surest of (those with a
+  predicted span, lowest token entropy first) as pseudo-gold.
+
+    python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
+                                     [--crf-options '{"window": 3}' ...] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from deid_annotator.corpus import Corpus, Note
+from deid_annotator.evaluation import evaluate
+from deid_annotator.formats import read_corpus
+from deid_annotator.loop.selection import token_uncertainty
+from deid_annotator.loop.simulation import simulate
+from deid_annotator.private_files import private_dir
+from deid_annotator.splits import split_by_patient
+from deid_annotator.store import Project
+from deid_annotator.taggers import create_tagger
+from deid_annotator.taggers.union import merge_union
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+RULE_PRECISIONS = (0.4, 0.8, 0.9)
+DEFAULT_CRF_OPTIONS = ('{"window": 3}', '{"c1": 0.003, "c2": 0.003}', '{"c1": 0.05}',
+                       '{"max_iterations": 300}')
+
+
+def token_scores(gold: list[Note], predictions) -> tuple[float, float, float]:
+    pred = Corpus([Note(n.id, n.text, n.meta, list(p)) for n, p in zip(gold, predictions)])
+    t = evaluate(Corpus(gold), pred).token
+    return t.precision, t.recall, t.f1
+
+
+def picked_notes(project_path: Path, notes_by_id: dict[str, Note]) -> list[Note]:
+    """The notes the loop put in its submitted batches, with the corpus's gold."""
+    with Project.open(project_path, read_only=True) as project:
+        ids = [bn.note_id for b in project.batches() if b.status == "submitted"
+               for bn in project.batch_notes(b.id)]
+    return [notes_by_id[i] for i in ids]
+
+
+def levers(train: list[Note], rest: list[Note], val: list[Note], args) -> list[tuple[str, tuple, float]]:
+    rows = []
+
+    def fit(name: str, **options):
+        started = time.perf_counter()
+        tagger = create_tagger(name, **options).fit(train)
+        return tagger, time.perf_counter() - started
+
+    crf, seconds = fit("crf")
+    crf_pred = crf.predict(val)
+    rows.append(("crf", token_scores(val, crf_pred), seconds))
+    rules, seconds = fit("rules")
+    for floor in RULE_PRECISIONS:
+        rules.options["min_confidence"] = floor
+        union = [merge_union([a, b], "union") for a, b in zip(crf_pred, rules.predict(val))]
+        rows.append((f"crf+rules@{floor}", token_scores(val, union), seconds))
+    tbed, seconds = fit("tbed")
+    union = [merge_union([a, b], "union") for a, b in zip(crf_pred, tbed.predict(val))]
+    rows.append(("crf+tbed", token_scores(val, union), seconds))
+    if args.stacked:
+        stacked, seconds = fit("stacked", members=["rules", "tbed", "crf"])
+        rows.append(("stacked rules+tbed+crf", token_scores(val, stacked.predict(val)), seconds))
+    for text in args.crf_options:
+        variant, seconds = fit("crf", **json.loads(text))
+        rows.append((f"crf{text}", token_scores(val, variant.predict(val)), seconds))
+    started = time.perf_counter()
+    entropy = np.array([token_uncertainty(np.asarray(crf.predict_token_marginals(n).phi))
+                        for n in rest])
+    guesses = crf.predict(rest)
+    surest = [int(i) for i in np.argsort(entropy, kind="stable") if guesses[int(i)]]
+    pseudo = [Note(rest[i].id, rest[i].text, rest[i].meta, list(guesses[i]))
+              for i in surest[:args.pseudo_notes]]
+    refit = create_tagger("crf").fit(train + pseudo)
+    rows.append((f"self-training (+{len(pseudo)} pseudo-gold)",
+                 token_scores(val, refit.predict(val)), time.perf_counter() - started))
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--split-seeds", default="7,8,9")
+    ap.add_argument("--batches", type=int, default=10)
+    ap.add_argument("--batch-size", type=int, default=20)
+    ap.add_argument("--stacked", action="store_true", help="also the stacked rules+tbed+crf")
+    ap.add_argument("--crf-options", nargs="*", default=list(DEFAULT_CRF_OPTIONS))
+    ap.add_argument("--pseudo-notes", type=int, default=50)
+    ap.add_argument("--work", type=Path, default=None,
+                    help="where the kept loop projects go (owner-only: they hold the notes)")
+    args = ap.parse_args()
+    if not (args.corpus / "id.text").is_file():
+        print(f"no corpus at {args.corpus} (expected ../shared/corpora/physionet-dev)",
+              file=sys.stderr)
+        return 2
+    work = private_dir(args.work or Path(tempfile.mkdtemp(prefix="deid-levers-")))
+    corpus = read_corpus("physionet", args.corpus)
+    pool, _test = split_by_patient(corpus.notes, 0.2, seed=13)   # test patients: never read
+    table: dict[str, dict[int, tuple]] = {}
+    loop_f1 = {}
+    for seed in [int(s) for s in args.split_seeds.split(",")]:
+        annotate, val = split_by_patient(pool, 0.2, seed=seed)
+        kept = work / f"split-{seed}.db"
+        if not kept.is_file():
+            result = simulate(Corpus(annotate), Corpus(val), batch_size=args.batch_size,
+                              batches=args.batches, strategy="active", tagger="crf",
+                              out_dir=work / f"split-{seed}", seed=13, keep_project=kept,
+                              workdir=work)
+            loop_f1[seed] = result.rows[-1].f1
+        train = picked_notes(kept, {n.id: n for n in annotate})
+        rest = [n for n in annotate if n.id not in {t.id for t in train}]
+        print(f"split {seed}: {len(annotate)} notes to annotate, {len(val)} validation notes "
+              f"({sum(len(n.spans) for n in val)} PHI); the loop picked {len(train)}"
+              + (f", its F1 {loop_f1[seed]:.3f}" if seed in loop_f1 else ""), file=sys.stderr)
+        for name, scores, seconds in levers(train, rest, val, args):
+            table.setdefault(name, {})[seed] = (*scores, seconds)
+            print(f"  {name:40} P {scores[0]:.3f} R {scores[1]:.3f} F1 {scores[2]:.3f} "
+                  f"({seconds:.0f} s)", file=sys.stderr)
+    seeds = sorted({s for cells in table.values() for s in cells})
+    print("| lever | " + " | ".join(f"split {s} P / R / F1" for s in seeds) + " | mean F1 |")
+    print("|---|" + "---|" * (len(seeds) + 1))
+    for name, cells in table.items():
+        row = [f"{cells[s][0]:.3f} / {cells[s][1]:.3f} / {cells[s][2]:.3f}" for s in seeds]
+        mean = sum(cells[s][2] for s in seeds) / len(seeds)
+        print(f"| {name} | " + " | ".join(row) + f" | {mean:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
