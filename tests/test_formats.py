@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from deid_annotator.corpus import Corpus, Note, Span
+from deid_annotator.errors import FormatError
 from deid_annotator.formats import FORMATS, read_corpus, write_corpus
 
 BOM = "\ufeff"
@@ -251,6 +252,41 @@ def test_brat_removed_span_takes_its_attribute_lines_along(tmp_path):
         "T3\tPATIENT 49 53;54 59\tMary Smith\r\nR1\tSame Arg1:T1 Arg2:T3\r\n"
         "T4\tPATIENT 49 59\tMary Smith\r\nT5\tX 0 4\tSeen\r\n")
     assert not (tmp_path / "out" / "notes" / "b.ann").exists()
+
+
+def test_brat_keeps_each_notes_patient_in_a_metadata_file(tmp_path):
+    from deid_annotator.formats._io import owner_only
+
+    notes = [Note("n1", "Seen Ann", {"patient": "17", "note": 1}, [Span(5, 8, "PATIENT")]),
+             Note("sub/n2", "Ok", {}, []), Note("n3", "Zoë", {"patient": "Zoë's"}, [])]
+    with owner_only():
+        write_corpus("brat", Corpus(notes), tmp_path / "out")
+    sidecar = tmp_path / "out" / "deid-annotator-meta.jsonl"
+    assert oct(sidecar.stat().st_mode & 0o777) == "0o600"
+    back = read_corpus("brat", tmp_path / "out").by_id()
+    assert back["n1"].meta == {"patient": "17", "note": 1} and back["n3"].patient == "Zoë's"
+    assert back["sub/n2"].meta == {}
+    write_corpus("brat", read_corpus("brat", tmp_path / "out"), tmp_path / "again")
+    assert (tmp_path / "again" / "deid-annotator-meta.jsonl").read_bytes() == sidecar.read_bytes()
+    # a brat folder without metadata is written without the file
+    write_corpus("brat", Corpus([Note("a", "x", {}, [])]), tmp_path / "plain")
+    assert "deid-annotator-meta.jsonl" not in {p.name for p in (tmp_path / "plain").iterdir()}
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{not json", "not a JSON line"),
+    ('{"id": "n1"}', 'expected {"id"'),
+    ('{"id": "nope", "meta": {}}', "'nope' has no .txt file"),
+])
+def test_brat_metadata_file_errors_name_the_file_and_line(tmp_path, line, message):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "n1.txt").write_text("Seen Ann", encoding="utf-8")
+    (folder / "deid-annotator-meta.jsonl").write_text('{"id": "n1", "meta": {}}\n' + line + "\n",
+                                                      encoding="utf-8")
+    with pytest.raises(FormatError, match=message) as caught:
+        read_corpus("brat", folder)
+    assert "deid-annotator-meta.jsonl" in str(caught.value) and "2" in str(caught.value)
 
 
 def test_conll_rebuilds_text_and_spans_across_sentences(tmp_path):

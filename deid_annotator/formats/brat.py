@@ -10,6 +10,10 @@ entity they refer to when that entity's span was removed. New spans get new ``T`
 (sorted by offset) after the kept ones; their text is written on one line (line breaks
 become spaces) and compared leniently when read.
 
+brat has no place for a note's metadata (the patient, above all: splits and the evaluation
+slice go by patient), so it travels in ``deid-annotator-meta.jsonl`` at the folder's root,
+one ``{"id": ..., "meta": {...}}`` line per note that has any; brat ignores the file.
+
 Round trip (``corpus.meta["brat"]["notes"][id]``): ``txt_bom``, ``ann`` (whether an
 .ann file exists), ``ann_bom``, ``eol`` (usual line break of the .ann), and ``lines``:
 each .ann line as ``[content, line_break, fragments, text]`` (fragments ``[[start, end,
@@ -17,6 +21,7 @@ label], ...]`` and the note text they cover for a T line, else ``None``).
 """
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -29,6 +34,8 @@ from ._checks import gold_span, int_field, text_matches, unique_ids_for_writing
 from ._io import (encode, id_to_relpath, list_files, most_common, one_line, read_text,
                   split_lines, write_folder_atomic)
 
+#: The notes' metadata (brat has no place for it).
+META_FILE = "deid-annotator-meta.jsonl"
 _T_LINE = re.compile(r"(T[^\t]*)\t(\S+) ([^\t]*)\t(.*)")
 _LABEL = re.compile(r"\S+")
 
@@ -39,6 +46,7 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
     anns = {rel[:-4] for rel in files if rel.endswith(".ann")}
     for orphan in sorted(anns - set(txts)):
         raise FormatError("annotation file without its .txt", path / f"{orphan}.ann")
+    metas = _read_meta(path / META_FILE, set(txts))
     notes, layouts = [], {}
     for i, note_id in enumerate(txts, 1):
         text, txt_bom = read_text(path / f"{note_id}.txt")
@@ -46,10 +54,33 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
         spans: list[Span] = []
         if layout["ann"]:
             spans = _read_ann(path / f"{note_id}.ann", note_id, text, labels, layout)
-        notes.append(Note(note_id, text, {}, spans))
+        notes.append(Note(note_id, text, metas.get(note_id, {}), spans))
         layouts[note_id] = layout
         report(progress, "read", i, len(txts))
     return Corpus(notes, {"brat": {"notes": layouts}})
+
+
+def _read_meta(path: Path, note_ids: set[str]) -> dict[str, dict]:
+    if not path.is_file():
+        return {}
+    content, _bom = read_text(path)
+    metas: dict[str, dict] = {}
+    for lineno, (line, _eol) in enumerate(split_lines(content), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise FormatError(f"not a JSON line ({exc.args[0]})", path, lineno) from None
+        if (not isinstance(record, dict) or not isinstance(record.get("id"), str)
+                or not isinstance(record.get("meta"), dict)):
+            raise FormatError('expected {"id": "<note id>", "meta": {...}}', path, lineno)
+        if record["id"] not in note_ids:
+            raise FormatError(f"note {record['id']!r} has no .txt file here", path, lineno)
+        if record["id"] in metas:
+            raise FormatError(f"note {record['id']!r} appears twice", path, lineno)
+        metas[record["id"]] = record["meta"]
+    return metas
 
 
 def _read_ann(path: Path, note_id: str, text: str, labels: LabelSet | None,
@@ -97,8 +128,13 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
                 yield f"{rel}.ann", encode(_ann_text(note, layout), layout.get("ann_bom", False),
                                            f"note {note.id!r}")
             report(progress, "write", i, len(corpus.notes))
+        metas = [json.dumps({"id": n.id, "meta": n.meta}, ensure_ascii=False, default=str)
+                 for n in corpus.notes if n.meta]
+        if metas:
+            yield META_FILE, "".join(m + "\n" for m in metas).encode("utf-8")
 
-    write_folder_atomic(path, files(), owned=lambda rel: rel.endswith((".txt", ".ann")))
+    write_folder_atomic(path, files(),
+                        owned=lambda rel: rel.endswith((".txt", ".ann")) or rel == META_FILE)
 
 
 def _ann_text(note: Note, layout: dict) -> str:
