@@ -235,6 +235,19 @@ def test_i2b2_single_file(tmp_path):
     assert (tmp_path / "copy.xml").read_bytes() == (tmp_path / "one.xml").read_bytes()
 
 
+def test_i2b2_file_names_give_the_patient(tmp_path):
+    for rel in ("set1/110-01.xml", "set1/110-02.xml", "221-03.xml", "notes.xml"):
+        (tmp_path / "c" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "c" / rel).write_text(FIXTURES["i2b2"]["a.xml"], encoding="utf-8")
+    corpus = read_corpus("i2b2", tmp_path / "c")
+    assert {n.id: n.meta for n in corpus} == {
+        "221-03": {"patient": "221", "record": "03"}, "notes": {},
+        "set1/110-01": {"patient": "110", "record": "01"},
+        "set1/110-02": {"patient": "110", "record": "02"}}
+    write_corpus("i2b2", corpus, tmp_path / "out")   # metadata is not written into the XML
+    assert (tmp_path / "out" / "221-03.xml").read_bytes() == (tmp_path / "c" / "221-03.xml").read_bytes()
+
+
 def test_brat_discontinuous_entity_is_one_span_per_fragment(tmp_path):
     corpus = read_corpus("brat", fixture_path(tmp_path, "brat"))
     assert spans_of(corpus, "a")[2:] == [(49, 53, "PATIENT", "Mary"), (54, 59, "PATIENT", "Smith"),

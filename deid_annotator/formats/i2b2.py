@@ -13,6 +13,10 @@ Offsets count the raw TEXT content (CRLF counts two characters), so TEXT is take
 the raw document, not from the parser's normalised text. The label is ``TYPE`` (else
 the element name); ``text``, when present, must match (leniently: spacing may differ).
 
+The i2b2-2014 corpora name each record ``<patient>-<record>.xml`` (``110-01.xml``): such a
+file name gives the note's ``patient`` and ``record`` (splits and the evaluation slice go
+by patient); other names give no metadata.
+
 Round trip (``corpus.meta["i2b2"]["notes"][id]``): ``bom``; ``head`` everything up to
 the TEXT content; ``form`` how TEXT is written (``cdata``, ``escaped``, or ``raw`` with
 the content in ``content``) and ``sha1`` of the text it holds; ``mid`` from ``</TEXT>``
@@ -43,6 +47,8 @@ DEFAULT = {"bom": False, "form": "cdata", "slot": True, "tags": [],
            "mid": "</TEXT>\n<TAGS>\n", "tail": "</TAGS>\n</deIdi2b2>\n"}
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _XML_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+#: ``<patient>-<record>``, the i2b2-2014 file naming.
+_PATIENT_RECORD = re.compile(r"(\d+)-(\d+)")
 _CONTENT_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ESCAPES = {**_CONTENT_ESCAPES, '"': "&quot;"}
 
@@ -80,7 +86,7 @@ def _read_file(path: Path, note_id: str, labels: LabelSet | None) -> tuple[Note,
     tags_at = _child(events, "TAGS", path, required=False)
     if tags_at is None or events[tags_at].raw.endswith("/>"):
         layout.update(mid=_join(events[text_end:]), tail="", slot=False)
-        return Note(note_id, text, {}, spans), layout
+        return Note(note_id, text, _meta_of(note_id), spans), layout
     tags_end = _matching_end(events, tags_at)
     bounds = _children(events, tags_at + 1, tags_end)
     first = bounds[0][0] if bounds else tags_end
@@ -92,7 +98,12 @@ def _read_file(path: Path, note_id: str, labels: LabelSet | None) -> tuple[Note,
         sep = _join(events[b + 1:bounds[n + 1][0]]) if n + 1 < len(bounds) else ""
         layout["tags"].append([_join(events[a:b + 1]), sep, span.start, span.end, span.label,
                                events[a].attrs.get("text")])
-    return Note(note_id, text, {}, spans), layout
+    return Note(note_id, text, _meta_of(note_id), spans), layout
+
+
+def _meta_of(note_id: str) -> dict[str, str]:
+    match = _PATIENT_RECORD.fullmatch(note_id.rsplit("/", 1)[-1])
+    return {"patient": match.group(1), "record": match.group(2)} if match else {}
 
 
 def _raw_text(events: list[Event], path: Path) -> str:
