@@ -194,6 +194,8 @@ def test_folder_formats_are_assembled_as_their_writer_writes_them(fmt, corpus, t
                           workers=2))
     back = read_corpus(fmt, out)
     assert [n.id for n in back.notes] == [n.id for n in read_corpus(fmt, source).notes]
+    # the notes' metadata (brat: its own file, written by every chunk) comes through whole
+    assert [n.meta for n in back.notes] == [n.meta for n in read_corpus(fmt, source).notes]
     assert result.notes == len(corpus.notes)
     if fmt != "text":
         assert sum(len(n.spans) for n in back.notes) == result.spans > 0

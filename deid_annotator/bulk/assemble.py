@@ -2,7 +2,8 @@
 
 File formats (jsonl, conll, csv) are the parts' files one after the other (csv: after
 one header row); physionet is each part's ``id.text`` and ``id-phi.phrase`` one after
-the other; folder formats (text, brat, i2b2) are every part's files in one folder.
+the other; folder formats (text, brat, i2b2) are every part's files in one folder, except
+brat's notes' metadata file, which is the parts' files one after the other.
 Readers see the old output or the new one, never a half-written one (the rules of
 :mod:`deid_annotator.formats`: beside the target, then renamed; an existing folder
 is replaced only if it holds nothing but files of the format).
@@ -16,6 +17,7 @@ from typing import Callable, Sequence
 
 from ..errors import FormatError
 from ..formats._io import file_mode, folder_atomic, folder_mode, open_atomic
+from ..formats.brat import META_FILE as BRAT_META_FILE
 from ..formats.physionet import PHRASE_FILE, TEXT_FILE
 from .csv_notes import CsvColumns, csv_header
 from .jobs import DATA, FILE_FORMATS
@@ -23,9 +25,11 @@ from .jobs import DATA, FILE_FORMATS
 _OWNED: dict[str, Callable[[str], bool]] = {
     "physionet": lambda rel: rel in (TEXT_FILE, PHRASE_FILE),
     "text": lambda rel: rel.endswith(".txt"),
-    "brat": lambda rel: rel.endswith((".txt", ".ann")),
+    "brat": lambda rel: rel.endswith((".txt", ".ann")) or rel == BRAT_META_FILE,
     "i2b2": lambda rel: rel.endswith(".xml"),
 }
+#: Files of a folder format that every part may write: joined one after the other.
+_JOINED: dict[str, frozenset[str]] = {"brat": frozenset({BRAT_META_FILE})}
 
 
 def assemble(fmt: str, parts: Sequence[Path], out: Path, columns: CsvColumns | None = None) -> None:
@@ -41,7 +45,7 @@ def assemble(fmt: str, parts: Sequence[Path], out: Path, columns: CsvColumns | N
         if fmt == "physionet":
             _join_physionet(parts, folder)
         else:
-            _move_files(parts, folder, out)
+            _move_files(parts, folder, out, _JOINED.get(fmt, frozenset()))
 
 
 def _append(source: Path, target) -> None:
@@ -61,7 +65,7 @@ def _join_physionet(parts: Sequence[Path], folder: Path) -> None:
     _match_mode(folder)
 
 
-def _move_files(parts: Sequence[Path], folder: Path, out: Path) -> None:
+def _move_files(parts: Sequence[Path], folder: Path, out: Path, joined: frozenset[str]) -> None:
     for part in parts:
         root = part / "out"
         for dirpath, _, filenames in os.walk(root):
@@ -69,6 +73,10 @@ def _move_files(parts: Sequence[Path], folder: Path, out: Path) -> None:
                 source = Path(dirpath, name)
                 rel = source.relative_to(root)
                 target = folder / rel
+                if rel.as_posix() in joined:
+                    with open(target, "ab") as f:
+                        _append(source, f)
+                    continue
                 if target.exists():
                     raise FormatError(f"two notes would both be written to {rel.as_posix()!r}", out)
                 target.parent.mkdir(parents=True, exist_ok=True)
