@@ -130,8 +130,10 @@ class BatchesMixin:
             mine = {r[0] for r in self.db.execute(
                 "SELECT note_id FROM assignments WHERE batch_id = ? AND annotator = ?",
                 (b.id, annotator))}
-            others = [pk for pk in pks if pk not in mine] if mine else []
-            pks = [pk for pk in pks if pk in mine] if mine else pks
+            left_to_others = 0
+            if mine:   # an annotator's copy: their notes only
+                left_to_others = sum(pk not in mine for pk in pks)
+                pks = [pk for pk in pks if pk in mine]
             gold = 0
             adjudicated = {r[0] for r in self.db.execute("SELECT note_id FROM adjudications")}
             for pk in pks:
@@ -164,8 +166,8 @@ class BatchesMixin:
                             "WHERE id = ?", (stamp, annotator, b.id))
             after = {"status": "submitted", "submitted": stamp, "submitted_by": annotator,
                      "gold_spans": gold}
-            if others:
-                after["left_to_others"] = len(others)
+            if left_to_others:
+                after["left_to_others"] = left_to_others
             self._audit(action, "batches", b.id, {"status": b.status}, after)
         return gold
 
