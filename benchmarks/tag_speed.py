@@ -4,10 +4,14 @@ the whole of ../shared/corpora/physionet-dev, its start-up alone (one short note
 ``predict`` in-process (model loaded); for one or more checkouts of the code, side by side.
 
     python benchmarks/tag_speed.py --model MODEL_DIR [--code before=/old/checkout]
-                                   [--code after=.] [--repeat 2] [--train] [--work DIR]
+                                   [--code after=.] [--model-of before=OLD_MODEL_DIR]
+                                   [--repeat 2] [--train] [--work DIR]
 
 ``--code NAME=DIR`` runs the commands with ``PYTHONPATH=DIR`` (e.g. an old commit unpacked
-with ``git archive COMMIT | tar -x -C DIR``); by default this checkout only. ``--train``
+with ``git archive COMMIT | tar -x -C DIR``); by default this checkout only.
+``--model-of NAME=MODEL_DIR`` gives that checkout its own copy of the model (an older
+checkout cannot read a model saved by a newer one: load the model with the newer code and
+save it again to get the same network in the newer format). ``--train``
 first trains a bilstm-crf on the training patients (split by patient, 0.2, seed 13; nothing
 is tuned here) and reports its seconds; its model is used when --model is not given.
 Seconds are wall-clock (best of --repeat) beside the CPU seconds of the command (user + sys,
@@ -120,6 +124,8 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--code", action="append", default=[], metavar="NAME=DIR",
                     help="a checkout to measure (repeatable); default: this one")
+    ap.add_argument("--model-of", action="append", default=[], metavar="NAME=MODEL_DIR",
+                    help="the model a --code checkout uses instead of --model (repeatable)")
     ap.add_argument("--repeat", type=int, default=2, help="runs per figure (the best is kept)")
     ap.add_argument("--train", action="store_true", help="first time training on the training patients")
     ap.add_argument("--work", type=Path, default=None, help="where notes and outputs go")
@@ -146,8 +152,10 @@ def main() -> int:
 
     print(f"model {model}; {os.cpu_count()} CPUs; load {load():.1f}", file=sys.stderr)
     lines = ["| code | what | seconds | CPU s | notes/s | load |", "|---|---|---|---|---|---|"]
+    models = {name: Path(path) for name, path in (m.split("=", 1) for m in args.model_of)}
     for name, code in codes:
-        lines += measure(name, Path(code).resolve(), model, sets, work, args.repeat)
+        lines += measure(name, Path(code).resolve(), models.get(name, model), sets, work,
+                         args.repeat)
     print("\n".join(lines))
     return 0
 

@@ -19,6 +19,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from .corpus import Span
 from .errors import DeidError
+from .spacy_rules import INSIDE_RUN as _INSIDE_RUN
 
 # Letters (any script, no digits or underscore), digits, or one other non-space char.
 _PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
@@ -72,15 +73,44 @@ def _blank(lang: str):
 
 
 class Tokenizer:
-    """Splits text into :class:`Token` objects; ``lang`` is a spaCy language code."""
+    """Splits text into :class:`Token` objects; ``lang`` is a spaCy language code.
 
-    def __init__(self, lang: str = "en"):
+    Made with ``spacy_rules`` (captured by :func:`.spacy_rules.capture`, as a saved model's
+    tokenizer settings hold them) it gives the same tokens without importing spaCy."""
+
+    def __init__(self, lang: str = "en", spacy_rules: dict | None = None):
         self.lang = lang
-        self._nlp = _blank(lang)
+        if spacy_rules is not None:
+            from .spacy_rules import RunCuts
+
+            self._nlp = None
+            self._run_cuts = RunCuts(spacy_rules)
+        else:
+            self._nlp = _blank(lang)
+            self._run_cuts = None
+
+    @classmethod
+    def from_settings(cls, settings: dict | None, lang: str = "en") -> "Tokenizer":
+        """The tokenizer a saved model recorded (:meth:`settings`); without captured rules
+        (models of earlier versions) it loads spaCy."""
+        settings = settings if isinstance(settings, dict) else {}
+        lang = settings.get("lang", lang)
+        rules = settings.get("spacy_rules")
+        if rules is not None:
+            try:
+                return cls(lang, spacy_rules=rules)
+            except ValueError:
+                pass                     # not rules this version can replay: use spaCy
+        return cls(lang)
 
     def settings(self) -> dict:
-        """What a saved model records so that it tokenises the same way when loaded."""
-        return {"lang": self.lang, "scheme": "spacy-blank+letter-digit-punct", "version": 1}
+        """What a saved model records so that it tokenises the same way when loaded (with
+        spaCy's rules that matter, so that loading needs no spaCy)."""
+        out = {"lang": self.lang, "scheme": "spacy-blank+letter-digit-punct", "version": 1}
+        rules = self._run_cuts.rules if self._run_cuts is not None else _captured(self.lang)
+        if rules is not None:
+            out["spacy_rules"] = rules
+        return out
 
     def __call__(self, text: str) -> list[Token]:
         return self.tokenize(text)
@@ -92,14 +122,20 @@ class Tokenizer:
         tokens = [Token(m.start(), m.end(), m.group()) for m in _PIECE.finditer(text)]
         if len(text) > _SPACY_MAX_CHARS or not tokens:
             return tokens
-        inside_run = _INSIDE_RUN.match
-        cuts = [s for s in self._nlp.make_doc(text).to_array("IDX").tolist()
-                if s and inside_run(text, s - 1)]
+        if self._run_cuts is not None:
+            cuts = self._run_cuts(text, tokens)
+        else:
+            inside_run = _INSIDE_RUN.match
+            cuts = [s for s in self._nlp.make_doc(text).to_array("IDX").tolist()
+                    if s and inside_run(text, s - 1)]
         return _cut(tokens, cuts, text) if cuts else tokens
 
 
-#: Two letters or two digits: a token boundary between them falls inside a run.
-_INSIDE_RUN = re.compile(r"[^\W\d_]{2}|\d{2}", re.UNICODE)
+@lru_cache(maxsize=8)
+def _captured(lang: str) -> dict | None:
+    from .spacy_rules import capture
+
+    return capture(_blank(lang))
 
 
 def _cut(tokens: list[Token], cuts: list[int], text: str) -> list[Token]:

@@ -352,7 +352,7 @@ def test_unpredicted_tagger_and_bad_options():
 
 def test_corrupt_model_files_name_the_directory(tmp_path, trained):
     directory = trained.save(tmp_path / "model")
-    weights = directory / "weights.pt"
+    weights = directory / "weights.npz"
     data = weights.read_bytes()
     weights.write_bytes(data[: len(data) // 2])
     with pytest.raises(ModelError, match="model"):
@@ -372,9 +372,29 @@ def test_corrupt_model_files_name_the_directory(tmp_path, trained):
         load_model(directory)
 
     directory = trained.save(tmp_path / "model3")
-    (directory / "weights.pt").unlink()
-    with pytest.raises(ModelError, match="no weights.pt"):
+    (directory / "weights.npz").unlink()
+    with pytest.raises(ModelError, match="no weights.npz"):
         load_model(directory)
+
+    directory = trained.save(tmp_path / "model4")
+    with np.load(directory / "weights.npz") as archive:
+        state = {k: archive[k] for k in archive.files}
+    state["crf.start"] = state["crf.start"][:-1]
+    with open(directory / "weights.npz", "wb") as fh:
+        np.savez(fh, **state)
+    with pytest.raises(ModelError, match="crf.start has shape"):
+        load_model(directory)
+
+
+def test_a_model_of_an_earlier_version_with_torch_weights_still_loads(tmp_path, trained):
+    """Models saved before weights.npz kept torch.save's weights.pt: they load (with torch)
+    and predict as before."""
+    directory = trained.save(tmp_path / "model")
+    with np.load(directory / "weights.npz") as archive:
+        torch.save({k: torch.from_numpy(archive[k]) for k in archive.files}, directory / "weights.pt")
+    (directory / "weights.npz").unlink()
+    notes = corpus(6, seed=9)
+    assert load_model(directory).predict(notes) == trained.predict(notes)
 
 
 def test_own_adam_follows_the_adam_update():

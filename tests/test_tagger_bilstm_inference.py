@@ -1,7 +1,8 @@
 """The bilstm-crf's fast prediction path: the same predictions whatever the order of the notes,
-the batch size, the chunking, the number of worker threads, and whether char features are
+the batch size, the chunking, the number of worker threads, whether char features are
 computed per batch or once per distinct text (the CRF marginals are computed in float64, so
-a note's confidences do not depend on the other windows of its batch)."""
+a note's confidences do not depend on the other windows of its batch), and whether numpy
+(on CPU, without importing torch) or torch runs the network."""
 from __future__ import annotations
 
 import random
@@ -18,7 +19,8 @@ from deid_annotator.progress import Progress  # noqa: E402
 from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger, inference  # noqa: E402
 from deid_annotator.taggers.bilstm_crf.batching import (TokenTable, encode,  # noqa: E402
                                                         make_batch, make_prediction_batch,
-                                                        prediction_windows)
+                                                        prediction_arrays, prediction_windows)
+from deid_annotator.taggers.bilstm_crf.engines import NumpyEngine, TorchEngine  # noqa: E402
 from deid_annotator.formats import read_corpus  # noqa: E402
 from test_tagger_bilstm import SMALL, corpus  # noqa: E402
 
@@ -68,6 +70,10 @@ def test_order_batching_chunking_and_workers_do_not_change_predictions(trained, 
         assert_same(as_tuples(small.predict(notes)), reference)
 
 
+def torch_engine(trained) -> TorchEngine:
+    return TorchEngine(trained.network, torch.device("cpu"), 1)
+
+
 def test_cached_char_features_equal_per_batch_ones(trained, notes):
     table = TokenTable(trained.words, trained.chars, trained.skeleton)
     tok = trained.tokenizer
@@ -76,36 +82,57 @@ def test_cached_char_features_equal_per_batch_ones(trained, notes):
         e = encode(n.text, tok(n.text), table, with_breaks=False)
         pieces += [(e, a, b) for a, b in prediction_windows(len(e), 40, 10)]
     network = trained.network.eval()
-    rows = inference.CharFeatures(network, table, torch.device("cpu")).update()
+    rows = inference.CharFeatures(torch_engine(trained), table).update()
     assert rows.shape == (len(table.char_ids), 2 * network.dims.char_hidden)
     with torch.inference_mode():
         path_a, marg_a = network.decode(make_batch(pieces, table))
-        path_b, marg_b = network.decode(make_prediction_batch(pieces, table), rows)
+        path_b, marg_b = network.decode(make_prediction_batch(prediction_arrays(pieces, table)),
+                                        torch.from_numpy(rows))
     assert torch.equal(path_a, path_b)
     assert torch.allclose(marg_a, marg_b, atol=1e-6, rtol=0)
 
 
 def test_char_features_grow_with_the_table(trained):
     table = TokenTable(trained.words, trained.chars)
-    features = inference.CharFeatures(trained.network, table, torch.device("cpu"))
+    features = inference.CharFeatures(torch_engine(trained), table)
     table("alpha")
     first = features.update()
     table("beta")
     table("alpha")
     second = features.update()
     assert first.shape[0] == 1 and second.shape[0] == 2
-    assert torch.equal(second[:1], first)
+    assert np.array_equal(second[:1], first)
+
+
+def test_numpy_and_torch_give_the_same_predictions(trained, notes):
+    table = TokenTable(trained.words, trained.chars, trained.skeleton)
+    tok = trained.tokenizer
+    args = (trained.tags, notes, 40, 10, 16)
+    by_torch = list(inference.decode_notes(torch_engine(trained), table, tok, *args))
+    by_numpy = list(inference.decode_notes(
+        NumpyEngine(trained._numpy_network or _numpy_of(trained)),
+        TokenTable(trained.words, trained.chars, trained.skeleton), tok, *args))
+    assert len(by_torch) == len(by_numpy) == len(notes)
+    for (tokens_t, tags_t, marg_t), (tokens_n, tags_n, marg_n) in zip(by_torch, by_numpy):
+        assert tokens_t == tokens_n and tags_t == tags_n
+        assert np.allclose(marg_t, marg_n, atol=1e-5, rtol=0)   # float32 emissions: ~1e-6
+
+
+def _numpy_of(trained):
+    from deid_annotator.taggers.bilstm_crf.numpy_network import NumpyNetwork
+
+    return NumpyNetwork(trained.network.dims, trained.weights())
 
 
 def test_network_work_runs_in_worker_threads(trained, notes, monkeypatch):
     names = set()
-    decode_batch = inference._decode_batch
+    decode = NumpyEngine.decode
 
-    def spy(*args):
+    def spy(self, *args):
         names.add(threading.current_thread().name)
-        return decode_batch(*args)
+        return decode(self, *args)
 
-    monkeypatch.setattr(inference, "_decode_batch", spy)
+    monkeypatch.setattr(NumpyEngine, "decode", spy)
     monkeypatch.setattr(inference, "default_workers", lambda: 2)
     trained.predict(notes[:10])
     assert names and all(name.startswith("bilstm-crf") for name in names)

@@ -61,3 +61,54 @@ def test_real_notes_give_the_per_token_definition(physionet_dev):
     en = Tokenizer("en")
     for note in read_corpus("physionet", physionet_dev).notes:
         assert en(note.text) == per_spacy_token("en", note.text), note.id
+
+
+# -- spaCy's rules replayed without spaCy (a loaded model's tokenizer) ------------------------
+def without_spacy(lang: str) -> Tokenizer:
+    tokenizer = Tokenizer.from_settings(Tokenizer(lang).settings())
+    assert tokenizer._nlp is None          # spaCy is not used
+    return tokenizer
+
+
+MORE_TRICKY = ["(cannot) cannot. id- id: x-cannot cannot-x \"dont\" Cant, e.g. cannot's can't've",
+               "gimme lemme. ID:5 Id. I'd 'tis 'Tis (don't) [won't]; ma'am's y'all'd've",
+               "cannot\ncannot\tcannot\u00a0cannot http://cannot.example.org/dont cannot@x.org"]
+
+
+@pytest.mark.parametrize("text", TRICKY + MORE_TRICKY)
+def test_recorded_rules_give_spacys_tokens(text):
+    assert without_spacy("en")(text) == Tokenizer("en")(text)
+
+
+def test_recorded_rules_give_spacys_tokens_on_synthetic_and_spanish_notes(resources_dir):
+    lines = (resources_dir / "demo" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
+    en, fast = Tokenizer("en"), without_spacy("en")
+    for line in lines:
+        if line.strip():
+            text = json.loads(line)["text"]
+            assert fast(text) == en(text)
+    text = "Paciente Juan Pérez, 45 años; ingresó el 12/03/2020. Del hospital al domicilio. pal."
+    assert without_spacy("es")(text) == Tokenizer("es")(text)
+
+
+def test_languages_with_their_own_segmenter_keep_spacy():
+    settings = Tokenizer("zh").settings()
+    assert "spacy_rules" not in settings
+    assert Tokenizer.from_settings(settings)._nlp is not None
+
+
+def test_unreadable_recorded_rules_fall_back_to_spacy():
+    settings = {**Tokenizer("en").settings(), "spacy_rules": {"format": "from the future"}}
+    tokenizer = Tokenizer.from_settings(settings)
+    assert tokenizer._nlp is not None
+    assert [t.text for t in tokenizer("cannot")] == ["can", "not"]
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_recorded_rules_give_spacys_tokens_on_real_notes(physionet_dev):
+    from deid_annotator.formats import read_corpus
+
+    en, fast = Tokenizer("en"), without_spacy("en")
+    for note in read_corpus("physionet", physionet_dev).notes:
+        assert fast(note.text) == en(note.text), note.id

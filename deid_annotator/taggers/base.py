@@ -140,6 +140,8 @@ class Tagger(ABC):
         tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
         tagger.labels = list(manifest.get("labels", []))
         tagger.training = manifest.get("training", {})
+        # the recorded tokenizer holds spaCy's rules: tagging needs no spaCy import
+        tagger._tokenizer_settings = manifest.get("tokenizer")
         try:
             tagger._load_state(directory, manifest)
         except ModelError:
@@ -164,7 +166,10 @@ class Tagger(ABC):
         from ..tokenization import Tokenizer
 
         if getattr(self, "_tokenizer", None) is None:
-            self._tokenizer = Tokenizer(self.lang)
+            settings = getattr(self, "_tokenizer_settings", None)
+            self._tokenizer = (Tokenizer.from_settings(settings, self.lang)
+                               if isinstance(settings, dict) and settings.get("lang", self.lang) == self.lang
+                               else Tokenizer(self.lang))
         return self._tokenizer
 
     def tokenizer_settings(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import bisect
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from ..corpus import Note, Span
@@ -115,11 +116,23 @@ _WEAK_TITLES = frozenset({"mr", "ms", "miss", "sr", "fr", "father", "sister", "m
 
 
 def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words, read from spaCy's data module without importing the
+    spacy package: that import costs seconds (thinc, torch), most of a short `tag` run."""
+    import importlib.util
+
     try:
-        from spacy.lang.en.stop_words import STOP_WORDS
-    except Exception:  # pragma: no cover
-        return frozenset()
-    return frozenset(w.lower() for w in STOP_WORDS)
+        spec = importlib.util.find_spec("spacy")
+        path = Path(spec.origin).parent / "lang" / "en" / "stop_words.py"
+        module_spec = importlib.util.spec_from_file_location("_spacy_en_stop_words", path)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        words = module.STOP_WORDS
+    except Exception:  # pragma: no cover - another spaCy layout: import it the usual way
+        try:
+            from spacy.lang.en.stop_words import STOP_WORDS as words
+        except Exception:
+            return frozenset()
+    return frozenset(w.lower() for w in words)
 
 
 _STOP = _stop_words()

@@ -1,4 +1,4 @@
-"""Notes to tensors: encoding, windows of tokens, length-bucketed batches, and stitching
+"""Notes to arrays (and tensors, for torch): encoding, windows of tokens, length-bucketed batches, and stitching
 the predictions of overlapping windows back into one tag sequence per note."""
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-import torch
 
 from ...tokenization import Token
-from .network import Batch
 from .vocabulary import UNK_ID, Vocabulary, normalize_word, skeleton_id, token_shape
 
 #: Characters of a token given to the char BiLSTM (first half and last half of longer ones).
@@ -162,7 +160,7 @@ def stitch(windows: Sequence[tuple[int, int]], tags: Sequence[Sequence[str]],
 
 
 def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable,
-               with_tags: bool = False) -> Batch:
+               with_tags: bool = False) -> "Batch":
     """Tensors of windows ``(note, start, end)``; distinct token texts share one char row."""
     words, shapes, text_ids, skeleton, tags, lengths = _window_arrays(pieces, table, with_tags)
     B, L = words.shape
@@ -171,14 +169,31 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
     return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags, skeleton)
 
 
-def make_prediction_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
-                          ) -> Batch:
-    """As :func:`make_batch`, without chars: ``char_index`` holds the tokens' ids in ``table``,
-    rows of char features computed beforehand (see :mod:`.inference`)."""
+@dataclass
+class WindowArrays:
+    """Windows ``(note, start, end)`` of a prediction batch as arrays [B, L] (right-padded);
+    ``text_ids``: the tokens' ids in the :class:`TokenTable`, i.e. their rows of char
+    features computed beforehand (see :mod:`.inference`)."""
+
+    words: np.ndarray
+    shapes: np.ndarray
+    text_ids: np.ndarray
+    lengths: np.ndarray          # [B]
+    skeleton: np.ndarray | None  # [B, L] without a skeleton vocabulary: None
+
+
+def prediction_arrays(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
+                      ) -> WindowArrays:
     words, shapes, text_ids, skeleton, _, lengths = _window_arrays(pieces, table, False)
+    return WindowArrays(words, shapes, text_ids, lengths, skeleton)
+
+
+def make_prediction_batch(arrays: WindowArrays) -> "Batch":
+    """The torch :class:`~.network.Batch` of :func:`prediction_arrays` (no chars: its
+    ``char_index`` points at char features computed beforehand)."""
     empty = np.zeros((0, 1), dtype=np.int64)
-    return _batch(words, shapes, text_ids, empty, np.zeros(0, dtype=np.int64), lengths, None,
-                  skeleton)
+    return _batch(arrays.words, arrays.shapes, arrays.text_ids, empty, np.zeros(0, dtype=np.int64),
+                  arrays.lengths, None, arrays.skeleton)
 
 
 def char_matrix(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -214,7 +229,11 @@ def _window_arrays(pieces, table: TokenTable, with_tags: bool):
     return words, shapes, text_ids, skeleton, tags, lengths
 
 
-def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, skeleton) -> Batch:
+def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, skeleton) -> "Batch":
+    import torch
+
+    from .network import Batch
+
     L = words.shape[1]
     lengths_t = torch.from_numpy(lengths)
     mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)

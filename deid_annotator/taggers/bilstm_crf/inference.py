@@ -10,14 +10,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
-import torch
 
 from ...corpus import Note
 from ...progress import Progress
 from ...tokenization import Token
-from .batching import (EncodedNote, TokenTable, bucketed, char_matrix, encode,
-                       make_prediction_batch, prediction_windows, stitch)
-from .network import Batch, BiLstmCrfNetwork
+from .batching import (EncodedNote, TokenTable, bucketed, char_matrix, encode, prediction_arrays,
+                       prediction_windows, stitch)
 
 #: Notes tokenised per step: small enough that tokenising the next step overlaps the
 #: network's work on this one, large enough for full batches.
@@ -45,55 +43,51 @@ class CharFeatures:
     """The char BiLSTM's final states for every text of a :class:`TokenTable`, computed once
     per text, in batches of texts of similar length (little padding)."""
 
-    def __init__(self, network: BiLstmCrfNetwork, table: TokenTable, device: torch.device):
-        self.network, self.table, self.device = network, table, device
-        self.rows = torch.zeros((0, 2 * network.dims.char_hidden), device=device)
+    def __init__(self, engine, table: TokenTable):
+        self.engine, self.table = engine, table
+        self.rows: np.ndarray | None = None
 
-    def update(self) -> torch.Tensor:
-        """Features of every text the table holds so far: [texts, 2h] (a new tensor when
+    def update(self) -> np.ndarray:
+        """Features of every text the table holds so far: [texts, 2h] (a new array when
         texts were added: batches already handed out keep theirs)."""
-        done = self.rows.size(0)
+        done = 0 if self.rows is None else len(self.rows)
         new = self.table.char_ids[done:]
-        if not new:
+        if not new and self.rows is not None:
             return self.rows
-        lengths = np.array([len(ids) for ids in new])
+        lengths = np.array([len(ids) for ids in new], dtype=np.int64)
         order = np.argsort(lengths, kind="stable")
-        with torch.inference_mode():
-            out = torch.empty((len(new), self.rows.size(1)), device=self.device)
-            for s in range(0, len(new), CHAR_BATCH):
-                rows = order[s:s + CHAR_BATCH]
-                chars, char_lengths = char_matrix([new[i] for i in rows])
-                out[torch.from_numpy(rows).to(self.device)] = self.network.char_features(
-                    torch.from_numpy(chars).to(self.device),
-                    torch.from_numpy(char_lengths).to(self.device))
-            self.rows = torch.cat([self.rows, out])
+        parts, rows_of = [], []
+        for s in range(0, len(new), CHAR_BATCH):
+            rows = order[s:s + CHAR_BATCH]
+            chars, char_lengths = char_matrix([new[i] for i in rows])
+            parts.append(self.engine.char_features(chars, char_lengths))
+            rows_of.append(rows)
+        if parts:
+            out = np.empty((len(new), parts[0].shape[1]), dtype=np.float32)
+            for rows, part in zip(rows_of, parts):
+                out[rows] = part
+            self.rows = out if self.rows is None else np.concatenate([self.rows, out])
+        elif self.rows is None:
+            self.rows = np.zeros((0, 0), dtype=np.float32)
         return self.rows
 
 
-def _decode_batch(network: BiLstmCrfNetwork, batch: Batch, char_rows: torch.Tensor
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    with torch.inference_mode():              # per thread: the mode is thread-local
-        path, marg = network.decode(batch, char_rows)
-        return path.cpu().numpy(), marg.float().cpu().numpy()
-
-
-def decode_notes(network: BiLstmCrfNetwork, table: TokenTable,
-                 tokenize: Callable[[str], list[Token]], tags: Sequence[str],
-                 notes: Sequence[Note], window: int, overlap: int, batch_size: int,
-                 device: torch.device, progress: Progress | None = None,
+def decode_notes(engine, table: TokenTable, tokenize: Callable[[str], list[Token]],
+                 tags: Sequence[str], notes: Sequence[Note], window: int, overlap: int,
+                 batch_size: int, progress: Progress | None = None,
                  workers: int | None = None) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
-    """Per note, in order: its tokens, Viterbi tags and marginals [n, T]."""
+    """Per note, in order: its tokens, Viterbi tags and marginals [n, T]. ``engine``: what
+    runs the network (:mod:`.engines`)."""
     workers = workers or default_workers()
-    char_features = CharFeatures(network, table, device)
+    char_features = CharFeatures(engine, table)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bilstm-crf")
     pending: list[tuple[int, list[EncodedNote], dict]] = []
     try:
         for c0 in range(0, len(notes), CHUNK_NOTES):
             if progress is not None:
                 progress.check()
-            pending.append(_submit(pool, network, table, char_features, tokenize,
-                                   notes[c0:c0 + CHUNK_NOTES], window, overlap, batch_size,
-                                   device) + (c0,))
+            pending.append(_submit(pool, engine, table, char_features, tokenize,
+                                   notes[c0:c0 + CHUNK_NOTES], window, overlap, batch_size) + (c0,))
             if len(pending) > 1:      # the previous chunk ran while this one was tokenised
                 yield from _collect(*pending.pop(0), tags, window, overlap, len(notes), progress)
         while pending:
@@ -102,8 +96,8 @@ def decode_notes(network: BiLstmCrfNetwork, table: TokenTable,
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _submit(pool, network, table, char_features, tokenize, group, window, overlap, batch_size,
-            device) -> tuple[list[EncodedNote], list[tuple[list, Future]]]:
+def _submit(pool, engine, table, char_features, tokenize, group, window, overlap, batch_size
+            ) -> tuple[list[EncodedNote], list[tuple[list, Future]]]:
     encoded = []
     pieces = []
     for note in group:
@@ -113,8 +107,8 @@ def _submit(pool, network, table, char_features, tokenize, group, window, overla
     char_rows = char_features.update()
     futures = []
     for members in bucketed(pieces, batch_size):
-        batch = make_prediction_batch(members, table).to(device)
-        futures.append((members, pool.submit(_decode_batch, network, batch, char_rows)))
+        futures.append((members, pool.submit(engine.decode, prediction_arrays(members, table),
+                                             char_rows)))
     return encoded, futures
 
 

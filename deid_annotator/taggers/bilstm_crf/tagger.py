@@ -10,10 +10,9 @@ import time
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import torch
 
 from .. import register
 from ..base import Tagger
@@ -22,12 +21,19 @@ from ...errors import DeidError, ModelError
 from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from .batching import TokenTable, bucketed, encode, make_batch, training_windows
-from .network import BiLstmCrfNetwork, Dimensions
-from .optim import SGD, Adam
+from .dimensions import Dimensions
 from .vocabulary import (SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word,
                          skeleton_vocabulary)
 
-WEIGHTS = "weights.pt"
+if TYPE_CHECKING:                 # torch is imported only to train, or to run on CUDA
+    import torch
+
+    from .network import BiLstmCrfNetwork
+
+#: The network's weights, as numpy arrays (``numpy.savez``: no pickle, no torch to read them).
+WEIGHTS = "weights.npz"
+#: Where models of earlier versions kept them (``torch.save``).
+LEGACY_WEIGHTS = "weights.pt"
 VOCAB = "vocabularies.json"
 STATE_FORMAT = 1
 
@@ -132,7 +138,9 @@ def _check_options(options: dict[str, Any]) -> None:
         raise DeidError(f"bilstm-crf: phi_threshold must be in (0, 1], not {t!r}")
 
 
-def resolve_device(name: str) -> torch.device:
+def resolve_device(name: str) -> "torch.device":
+    import torch
+
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
@@ -146,6 +154,8 @@ def _threads(n: int | None) -> Iterator[None]:
     if not n:
         yield
         return
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
@@ -205,7 +215,10 @@ class BiLstmCrfTagger(Tagger):
         options = {**DEFAULTS, **options}
         _check_options(options)
         super().__init__(lang, **options)
-        self.network: BiLstmCrfNetwork | None = None
+        self._network: BiLstmCrfNetwork | None = None   # torch: made on demand from _weights
+        self._weights: dict[str, np.ndarray] | None = None
+        self._dims: Dimensions | None = None
+        self._numpy_network = None
         self.words: Vocabulary | None = None
         self.chars: Vocabulary | None = None
         self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
@@ -216,11 +229,32 @@ class BiLstmCrfTagger(Tagger):
     # -- helpers ---------------------------------------------------------------------
     @property
     def fitted(self) -> bool:
-        return self.network is not None
+        return self._network is not None or self._weights is not None
 
     def _check_fitted(self) -> None:
-        if self.network is None:
+        if not self.fitted:
             raise ModelError("the bilstm-crf tagger has not been trained (fit it or load a model)")
+
+    @property
+    def network(self) -> "BiLstmCrfNetwork | None":
+        """The torch network (training, warm starts, CUDA); a loaded model builds it from its
+        weights on first use, which imports torch."""
+        if self._network is None and self._weights is not None:
+            self._network = _torch_network(self._dims, self._weights)
+        return self._network
+
+    @network.setter
+    def network(self, network: "BiLstmCrfNetwork | None") -> None:
+        self._network, self._weights, self._numpy_network = network, None, None
+        self._dims = None if network is None else network.dims
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The network's weights as numpy arrays (the torch ``state_dict``'s names)."""
+        self._check_fitted()
+        if self._weights is None:
+            self._weights = {k: v.detach().cpu().numpy().copy()
+                             for k, v in self._network.state_dict().items()}
+        return self._weights
 
     def use_pretrained_vectors(self, vectors: Mapping[str, Sequence[float]]) -> "BiLstmCrfTagger":
         """Initialise word embeddings of the next ``fit`` from ``{word: vector}`` (e.g. word2vec
@@ -286,6 +320,8 @@ class BiLstmCrfTagger(Tagger):
         vectors_info = self._load_pretrained_option()
         o = self.options
         device = resolve_device(o["device"])
+        import torch
+
         with _threads(o["threads"]):
             torch.manual_seed(o["seed"])
             rng = np.random.default_rng(o["seed"])
@@ -315,6 +351,11 @@ class BiLstmCrfTagger(Tagger):
         return warm_start
 
     def _train(self, notes, warm, device, rng, progress, started):
+        import torch
+
+        from .network import BiLstmCrfNetwork
+        from .optim import SGD, Adam
+
         o = self.options
         tok = self.tokenizer
         fit_notes, dev_notes = split_by_patient(notes, float(o["dev_share"]), o["seed"])
@@ -535,25 +576,31 @@ class BiLstmCrfTagger(Tagger):
     def _decode(self, notes: Sequence[Note], progress: Progress | None
                 ) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
         """Per note: tokens, Viterbi tags, marginals [n, T]."""
+        from .engines import NumpyEngine, TorchEngine, cuda_wanted
         from .inference import decode_notes
 
         self._check_fitted()
         o = self.options
-        device = resolve_device(o["device"])
-        network = self.network.to(device)
-        network.eval()
+        if cuda_wanted(o["device"]):
+            engine = TorchEngine(self.network, resolve_device(o["device"]), o["threads"])
+        else:
+            if self._numpy_network is None:
+                from .numpy_network import NumpyNetwork
+
+                self._numpy_network = NumpyNetwork(self._dims, self.weights())
+            engine = NumpyEngine(self._numpy_network)
         table = TokenTable(self.words, self.chars, self.skeleton)
-        with _threads(o["threads"]):
-            yield from decode_notes(network, table, self.tokenizer, self.tags, list(notes),
-                                    o["window"], o["overlap"], o["predict_batch_size"], device,
-                                    progress, workers=1 if device.type == "cuda" else None)
+        with engine.running():
+            yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
+                                    o["window"], o["overlap"], o["predict_batch_size"],
+                                    progress, workers=engine.workers)
 
     # -- persistence -------------------------------------------------------------------
     def _save_state(self, directory: Path) -> None:
         self._check_fitted()
-        state = {k: v.detach().cpu() for k, v in self.network.state_dict().items()}
-        torch.save(state, directory / WEIGHTS)
-        data = {"format": STATE_FORMAT, "dimensions": self.network.dims.to_json(),
+        with open(directory / WEIGHTS, "wb") as fh:
+            np.savez(fh, **self.weights())
+        data = {"format": STATE_FORMAT, "dimensions": self._dims.to_json(),
                 "words": self.words.to_json(), "chars": self.chars.to_json(),
                 "tags": list(self.tags), "shapes": list(SHAPES)}
         if self.skeleton is not None:
@@ -561,9 +608,12 @@ class BiLstmCrfTagger(Tagger):
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
-        for name in (WEIGHTS, VOCAB):
-            if not (directory / name).is_file():
-                raise ModelError(f"{directory}: incomplete bilstm-crf model (no {name})")
+        weights_file = directory / WEIGHTS
+        if not weights_file.is_file() and (directory / LEGACY_WEIGHTS).is_file():
+            weights_file = directory / LEGACY_WEIGHTS
+        for path in (weights_file, directory / VOCAB):
+            if not path.is_file():
+                raise ModelError(f"{directory}: incomplete bilstm-crf model (no {path.name})")
         data = json.loads((directory / VOCAB).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise ModelError(f"{directory}: {VOCAB} is not a bilstm-crf vocabulary file "
@@ -583,19 +633,43 @@ class BiLstmCrfTagger(Tagger):
             raise ModelError(f"{directory}: vocabulary sizes ({len(words)} words, {len(chars)} "
                              f"chars, {len(tags)} tags, {num_skeleton} skeleton words) do not "
                              f"match the network's")
-        state = torch.load(directory / WEIGHTS, map_location="cpu", weights_only=True)
-        network = BiLstmCrfNetwork(dims)
-        expected = network.state_dict()
-        if not isinstance(state, dict) or set(state) != set(expected):
-            raise ModelError(f"{directory}: {WEIGHTS} does not hold the weights of this network")
-        for key, value in expected.items():
-            if not isinstance(state[key], torch.Tensor) or state[key].shape != value.shape:
-                raise ModelError(f"{directory}: {WEIGHTS}: {key} has shape "
-                                 f"{tuple(getattr(state[key], 'shape', ()))}, expected {tuple(value.shape)}")
-        network.load_state_dict(state)
-        network.eval()
-        self.network, self.words, self.chars, self.tags = network, words, chars, tags
-        self.skeleton = skeleton
+        if weights_file.name == LEGACY_WEIGHTS:
+            import torch
+
+            state = torch.load(weights_file, map_location="cpu", weights_only=True)
+            if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+                raise ModelError(f"{weights_file}: does not hold the weights of this network")
+            state = {k: v.numpy() for k, v in state.items()}
+        else:
+            with np.load(weights_file, allow_pickle=False) as archive:
+                state = {k: archive[k] for k in archive.files}
+        from .numpy_network import expected_shapes
+
+        expected = expected_shapes(dims)
+        if set(state) != set(expected):
+            missing, extra = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+            raise ModelError(f"{weights_file}: does not hold the weights of this network"
+                             + (f" (missing {', '.join(missing[:3])})" if missing else "")
+                             + (f" (unexpected {', '.join(extra[:3])})" if extra else ""))
+        for key, shape in expected.items():
+            if tuple(state[key].shape) != tuple(shape):
+                raise ModelError(f"{weights_file}: {key} has shape {tuple(state[key].shape)}, "
+                                 f"expected {tuple(shape)}")
+        self.network = None
+        self._weights, self._dims = state, dims
+        self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
+
+
+def _torch_network(dims: Dimensions, weights: Mapping[str, np.ndarray]) -> "BiLstmCrfNetwork":
+    """The torch network holding ``weights`` (eval mode)."""
+    import torch
+
+    from .network import BiLstmCrfNetwork
+
+    network = BiLstmCrfNetwork(dims)
+    network.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+    network.eval()
+    return network
 
 
 #: The spread of the random initialisation of embedding rows (uniform in [-0.1, 0.1]).
@@ -612,10 +686,12 @@ def _label_probs(marg_row: np.ndarray) -> np.ndarray:
     return marg_row[1::2] + marg_row[2::2]
 
 
-def _evaluate(network: BiLstmCrfNetwork, batches, device
+def _evaluate(network: "BiLstmCrfNetwork", batches, device
               ) -> tuple[float, float, float, float, float]:
     """Binary token P/R/F1, labelled token F1 and mean negative log-likelihood on held-back
     windows."""
+    import torch
+
     network.eval()
     gold, pred = [], []
     nll, count = 0.0, 0
@@ -633,10 +709,12 @@ def _evaluate(network: BiLstmCrfNetwork, batches, device
     return (*_token_f1(gold, pred), _token_f1(gold, pred, labelled=True)[2], nll / max(count, 1))
 
 
-def _copy_weights(old: BiLstmCrfNetwork, new: BiLstmCrfNetwork) -> None:
+def _copy_weights(old: "BiLstmCrfNetwork", new: "BiLstmCrfNetwork") -> None:
     """Copy ``old``'s weights into ``new``, whose vocabularies and tag set extend old's
     (old entries first): the overlapping rows/columns are copied, new ones keep their
     random initialisation."""
+    import torch
+
     old_state, new_state = old.state_dict(), new.state_dict()
     with torch.no_grad():
         for key, target in new_state.items():

@@ -1,0 +1,36 @@
+"""The sizes of the bilstm-crf network, apart from :mod:`.network` so that code without torch
+(:mod:`.numpy_network`) can read them."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass
+class Dimensions:
+    num_words: int
+    num_chars: int
+    num_shapes: int
+    num_tags: int
+    word_dim: int = 100
+    char_dim: int = 25
+    char_hidden: int = 25
+    shape_dim: int = 8          # 0: no shape feature
+    hidden: int = 100           # token LSTM, per direction
+    ff_hidden: int = 100
+    dropout: float = 0.5
+    num_skeleton: int = 0       # text-skeleton vocabulary; 0: no skeleton branch
+    skeleton_dim: int = 0
+    skeleton_hidden: int = 0    # skeleton LSTM, per direction
+
+    @property
+    def has_skeleton(self) -> bool:
+        return self.num_skeleton > 0 and self.skeleton_dim > 0 and self.skeleton_hidden > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Dimensions":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
