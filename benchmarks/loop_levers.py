@@ -12,11 +12,15 @@ lever is trained offline and scored on the split's validation notes (binary toke
   measured precision is at least C;
 - ``crf+tbed``: crf ∪ tbed;
 - ``stacked``: rules + tbed + crf stacked (``--stacked``: slow, 2 min per split);
+- ``stacked M β=B``: members M stacked, the threshold chosen on the training CV for the
+  best F-beta with beta B (1: F1, as scored here; the tagger's default is 2), members'
+  cross-validation shared by all (``--stacked-betas 0.5,1,2``: ~4 min per split);
 - ``crf{...}``: the crf with other options (``--crf-options``, JSON objects);
 - ``self-training``: the crf refitted with the pool notes it is surest of (those with a
   predicted span, lowest token entropy first) as pseudo-gold.
 
     python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
+                                     [--stacked-betas 0.5,1,2]
                                      [--crf-options '{"window": 3}' ...] [--work DIR]
 """
 from __future__ import annotations
@@ -39,6 +43,9 @@ from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
 from deid_annotator.store import Project
 from deid_annotator.taggers import create_tagger
+from deid_annotator.taggers.stacked import StackedTagger
+from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_outputs,
+                                                      patient_folds)
 from deid_annotator.taggers.union import merge_union
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +91,8 @@ def levers(train: list[Note], rest: list[Note], val: list[Note], args) -> list[t
     if args.stacked:
         stacked, seconds = fit("stacked", members=["rules", "tbed", "crf"])
         rows.append(("stacked rules+tbed+crf", token_scores(val, stacked.predict(val)), seconds))
+    if args.stacked_betas:
+        rows += stacked_by_beta(train, val, [float(b) for b in args.stacked_betas.split(",")])
     for text in args.crf_options:
         variant, seconds = fit("crf", **json.loads(text))
         rows.append((f"crf{text}", token_scores(val, variant.predict(val)), seconds))
@@ -100,6 +109,34 @@ def levers(train: list[Note], rest: list[Note], val: list[Note], args) -> list[t
     return rows
 
 
+def stacked_by_beta(train: list[Note], val: list[Note], betas: list[float]
+                    ) -> list[tuple[str, tuple, float]]:
+    """Stacked taggers of several member sets, their threshold chosen on the training CV for
+    F-beta at each beta; members cross-validated once (4 patient folds) and shared."""
+    folds = patient_folds(train, 4, 13)
+    blank = [Note(n.id, n.text, n.meta, []) for n in val]
+    cv, members, seconds = {}, {}, {}
+    for name in ("rules", "tbed", "crf"):
+        started = time.perf_counter()
+        cv[name] = cross_validated_outputs(name, train, folds, lambda n=name: create_tagger(n, seed=13))
+        members[name] = create_tagger(name, seed=13).fit(train)
+        seconds[name] = time.perf_counter() - started
+    outputs = {name: member_outputs(tagger, blank) for name, tagger in members.items()}
+    rows = []
+    for names in (["crf"], ["rules", "crf"], ["rules", "tbed", "crf"]):
+        for beta in betas:
+            stacked = StackedTagger(members=names, folds=4, seed=13, beta=beta)
+            started = time.perf_counter()
+            stacked.fit_classifier(train, cv, [members[n] for n in names])
+            fit_s = time.perf_counter() - started + sum(seconds[n] for n in names)
+            threshold = stacked.options["threshold"]
+            predictions = [merge_union([[s for s in spans if s.confidence >= threshold]], "stacked")
+                           for spans in stacked.score_outputs(blank, outputs)]
+            rows.append((f"stacked {'+'.join(names)} β={beta:g}", token_scores(val, predictions),
+                         fit_s))
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -107,6 +144,9 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=20)
     ap.add_argument("--stacked", action="store_true", help="also the stacked rules+tbed+crf")
+    ap.add_argument("--stacked-betas", default="",
+                    help="also stacked crf / rules+crf / rules+tbed+crf with the threshold of "
+                         "the best CV F-beta for each of these betas (comma-separated)")
     ap.add_argument("--crf-options", nargs="*", default=list(DEFAULT_CRF_OPTIONS))
     ap.add_argument("--pseudo-notes", type=int, default=50)
     ap.add_argument("--work", type=Path, default=None,

@@ -1,5 +1,5 @@
-"""The ``bilstm-crf`` PHI tagger (Dernoncourt et al. 2017). Its tagger pulls in torch when
-first asked for; :mod:`.vocabulary` alone does not (the embeddings package uses it).
+"""The ``bilstm-crf`` PHI tagger (Dernoncourt et al. 2017). Torch is imported to train, or to
+tag on CUDA; tagging on CPU and :mod:`.vocabulary` (the embeddings package uses it) do not.
 
 - :mod:`.crf_layer` — linear-chain CRF: log-likelihood (forward-backward gradient), Viterbi,
   marginals.
@@ -8,6 +8,9 @@ first asked for; :mod:`.vocabulary` alone does not (the embeddings package uses 
 - :mod:`.vocabulary` — words (lower-cased, digits -> 0, ``<UNK>``), characters, shapes, tags.
 - :mod:`.batching` — windows of tokens, length-bucketed batches, stitching overlapping
   prediction windows.
+- :mod:`.numpy_network` — the trained network's forward pass and CRF decoding in numpy;
+  :mod:`.engines` — numpy on CPU (tagging imports no torch), torch on CUDA;
+  :mod:`.inference` — tokenising while worker threads run the network.
 - :mod:`.tagger` — :class:`BiLstmCrfTagger`: ``fit(notes, progress, warm_start=...)``,
   ``predict``, ``token_phi_probabilities``, ``use_pretrained_vectors``; options in
   :data:`DEFAULTS`.
