@@ -21,6 +21,9 @@ INSIDE_RUN = re.compile(r"[^\W\d_]{2}|\d{2}", re.UNICODE)
 #: What a captured rule set is, for the model manifest.
 FORMAT = "spacy-rules-1"
 _NEVER = re.compile("a^")
+#: Longer whitespace-free chunks are no words: not replayed (the affix loop slices the chunk
+#: once per affix, quadratic on a pathological 200,000-character chunk of punctuation).
+MAX_CHUNK = 1_000
 _RUN = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 
 
@@ -90,18 +93,19 @@ class RunCuts:
         if not triggers:
             return []
         cuts: list[int] = []
-        last_chunk = -1
+        chunk_end = -1
         for start, end, piece in runs:
-            if piece not in triggers:
+            if piece not in triggers or start < chunk_end:    # not one, or its chunk is done
                 continue
+            # the chunk: from the whitespace before (never before the last chunk's end, which
+            # is whitespace) to the whitespace after, so the scans cover the text once
             while start > 0 and not text[start - 1].isspace():
                 start -= 1
-            if start == last_chunk:          # this chunk was replayed already
-                continue
-            last_chunk = start
-            while end < len(text) and not text[end].isspace():
-                end += 1
-            cuts += self._chunk(text[start:end], start)
+            chunk_end = end
+            while chunk_end < len(text) and not text[chunk_end].isspace():
+                chunk_end += 1
+            if chunk_end - start <= MAX_CHUNK:
+                cuts += self._chunk(text[start:chunk_end], start)
         return sorted(set(cuts))
 
     def _chunk(self, chunk: str, offset: int) -> list[int]:
