@@ -166,9 +166,9 @@ class Tagger(ABC):
         from ..tokenization import Tokenizer
 
         if getattr(self, "_tokenizer", None) is None:
-            settings = getattr(self, "_tokenizer_settings", None)
-            self._tokenizer = (Tokenizer.from_settings(settings, self.lang)
-                               if isinstance(settings, dict) and settings.get("lang", self.lang) == self.lang
+            settings = getattr(self, "_tokenizer_settings", None)    # a loaded model's
+            same_lang = isinstance(settings, dict) and settings.get("lang", self.lang) == self.lang
+            self._tokenizer = (Tokenizer.from_settings(settings, self.lang) if same_lang
                                else Tokenizer(self.lang))
         return self._tokenizer
 

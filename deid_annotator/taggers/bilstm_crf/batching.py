@@ -1,5 +1,6 @@
-"""Notes to arrays (and tensors, for torch): encoding, windows of tokens, length-bucketed batches, and stitching
-the predictions of overlapping windows back into one tag sequence per note."""
+"""Notes to arrays (and to tensors, for torch): encoding, windows of tokens, length-bucketed
+batches, and stitching the predictions of overlapping windows back into one tag sequence
+per note."""
 from __future__ import annotations
 
 from dataclasses import dataclass

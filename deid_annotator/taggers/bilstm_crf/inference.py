@@ -52,23 +52,20 @@ class CharFeatures:
         texts were added: batches already handed out keep theirs)."""
         done = 0 if self.rows is None else len(self.rows)
         new = self.table.char_ids[done:]
-        if not new and self.rows is not None:
+        if not new:
+            if self.rows is None:
+                self.rows = np.zeros((0, 0), dtype=np.float32)
             return self.rows
         lengths = np.array([len(ids) for ids in new], dtype=np.int64)
         order = np.argsort(lengths, kind="stable")
-        parts, rows_of = [], []
+        out = None
         for s in range(0, len(new), CHAR_BATCH):
             rows = order[s:s + CHAR_BATCH]
-            chars, char_lengths = char_matrix([new[i] for i in rows])
-            parts.append(self.engine.char_features(chars, char_lengths))
-            rows_of.append(rows)
-        if parts:
-            out = np.empty((len(new), parts[0].shape[1]), dtype=np.float32)
-            for rows, part in zip(rows_of, parts):
-                out[rows] = part
-            self.rows = out if self.rows is None else np.concatenate([self.rows, out])
-        elif self.rows is None:
-            self.rows = np.zeros((0, 0), dtype=np.float32)
+            features = self.engine.char_features(*char_matrix([new[i] for i in rows]))
+            if out is None:
+                out = np.empty((len(new), features.shape[1]), dtype=np.float32)
+            out[rows] = features
+        self.rows = out if self.rows is None else np.concatenate([self.rows, out])
         return self.rows
 
 

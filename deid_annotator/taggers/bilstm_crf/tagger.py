@@ -637,7 +637,8 @@ class BiLstmCrfTagger(Tagger):
             import torch
 
             state = torch.load(weights_file, map_location="cpu", weights_only=True)
-            if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+            if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor)
+                                                      for v in state.values()):
                 raise ModelError(f"{weights_file}: does not hold the weights of this network")
             state = {k: v.numpy() for k, v in state.items()}
         else:
