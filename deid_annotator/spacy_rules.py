@@ -30,7 +30,7 @@ _RUN = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 def capture(nlp) -> dict[str, Any] | None:
     """The rules of ``nlp``'s tokenizer that decide cuts inside runs, as plain JSON data;
     ``None`` when the language has its own segmenter (Chinese, Japanese, ...) instead of
-    spaCy's rule-based tokenizer: those are not replayed here."""
+    spaCy's rule-based tokenizer, or a ``token_match`` pattern: those are not replayed here."""
     from spacy.attrs import ORTH
     from spacy.tokenizer import Tokenizer as SpacyTokenizer
 
@@ -56,7 +56,6 @@ def capture(nlp) -> dict[str, Any] | None:
 
 
 def _compiled(entry: dict[str, Any] | None) -> re.Pattern:
-    # re.UNICODE is implied for str patterns and may not be passed with re.ASCII cleared
     return _NEVER if entry is None else re.compile(entry["pattern"], entry["flags"])
 
 

@@ -20,6 +20,7 @@ from typing import Iterable, NamedTuple, Sequence
 from .corpus import Span
 from .errors import DeidError
 from .spacy_rules import INSIDE_RUN as _INSIDE_RUN
+from .spacy_rules import RunCuts
 
 # Letters (any script, no digits or underscore), digits, or one other non-space char.
 _PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
@@ -81,8 +82,6 @@ class Tokenizer:
     def __init__(self, lang: str = "en", spacy_rules: dict | None = None):
         self.lang = lang
         if spacy_rules is not None:
-            from .spacy_rules import RunCuts
-
             self._nlp = None
             self._run_cuts = RunCuts(spacy_rules)
         else:

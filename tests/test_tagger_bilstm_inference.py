@@ -110,7 +110,7 @@ def test_numpy_and_torch_give_the_same_predictions(trained, notes):
     args = (trained.tags, notes, 40, 10, 16)
     by_torch = list(inference.decode_notes(torch_engine(trained), table, tok, *args))
     by_numpy = list(inference.decode_notes(
-        NumpyEngine(trained._numpy_network or _numpy_of(trained)),
+        NumpyEngine(_numpy_of(trained)),
         TokenTable(trained.words, trained.chars, trained.skeleton), tok, *args))
     assert len(by_torch) == len(by_numpy) == len(notes)
     for (tokens_t, tags_t, marg_t), (tokens_n, tags_n, marg_n) in zip(by_torch, by_numpy):

@@ -4,12 +4,15 @@ per note."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ...tokenization import Token
 from .vocabulary import UNK_ID, Vocabulary, normalize_word, skeleton_id, token_shape
+
+if TYPE_CHECKING:                 # torch only where batches become tensors
+    from .network import Batch
 
 #: Characters of a token given to the char BiLSTM (first half and last half of longer ones).
 MAX_CHARS = 20

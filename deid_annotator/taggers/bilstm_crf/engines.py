@@ -32,6 +32,22 @@ def cuda_wanted(device: str) -> bool:
     return torch.cuda.is_available()
 
 
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Torch's intra-op threads set to ``n`` (None: left as they are), restored after."""
+    if not n:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class NumpyEngine:
     """The network in numpy (:class:`.numpy_network.NumpyNetwork`), on the CPU."""
 
@@ -67,17 +83,8 @@ class TorchEngine:
         self.network, self.device, self.threads = network.to(device), device, threads
         self.network.eval()
 
-    @contextmanager
-    def running(self) -> Iterator[None]:
-        import torch
-
-        before = torch.get_num_threads()
-        if self.threads:
-            torch.set_num_threads(self.threads)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(before)
+    def running(self):
+        return torch_threads(self.threads)
 
     def char_features(self, chars: np.ndarray, char_lengths: np.ndarray) -> np.ndarray:
         import torch
@@ -96,4 +103,4 @@ class TorchEngine:
             return path.cpu().numpy(), marg.float().cpu().numpy()
 
 
-__all__ = ["NumpyEngine", "TorchEngine", "cuda_wanted"]
+__all__ = ["NumpyEngine", "TorchEngine", "cuda_wanted", "torch_threads"]

@@ -56,7 +56,9 @@ def expected_shapes(dims: Dimensions) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _checked_weights(dims: Dimensions, state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def checked_weights(dims: Dimensions, state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``state`` as float32 arrays, checked against :func:`expected_shapes`; a missing,
+    unexpected or wrong-shaped weight raises ValueError naming it."""
     shapes = expected_shapes(dims)
     unexpected = sorted(set(state) - set(shapes))
     if unexpected:
@@ -165,7 +167,7 @@ class NumpyNetwork:
 
     def __init__(self, dims: Dimensions, state: Mapping[str, np.ndarray]):
         self.dims = dims
-        weights = _checked_weights(dims, state)
+        weights = checked_weights(dims, state)
         self.char_lstm = _BiLstm(weights, "char_lstm")
         # an LSTM's input term is a function of its input row: computed once per character
         # (and skeleton word) here, once per distinct token in a batch for the token LSTM

@@ -8,7 +8,6 @@ import json
 import math
 import time
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
@@ -147,21 +146,6 @@ def resolve_device(name: str) -> "torch.device":
         raise DeidError("bilstm-crf: device 'cuda' asked for, but torch finds no CUDA GPU "
                         "(use --device cpu or auto)")
     return torch.device(name)
-
-
-@contextmanager
-def _threads(n: int | None) -> Iterator[None]:
-    if not n:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def split_by_patient(notes: Sequence[Note], share: float, seed: int
@@ -322,7 +306,9 @@ class BiLstmCrfTagger(Tagger):
         device = resolve_device(o["device"])
         import torch
 
-        with _threads(o["threads"]):
+        from .engines import torch_threads
+
+        with torch_threads(o["threads"]):
             torch.manual_seed(o["seed"])
             rng = np.random.default_rng(o["seed"])
             result = self._train(notes, warm, device, rng, progress, started)
@@ -644,18 +630,12 @@ class BiLstmCrfTagger(Tagger):
         else:
             with np.load(weights_file, allow_pickle=False) as archive:
                 state = {k: archive[k] for k in archive.files}
-        from .numpy_network import expected_shapes
+        from .numpy_network import checked_weights
 
-        expected = expected_shapes(dims)
-        if set(state) != set(expected):
-            missing, extra = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
-            raise ModelError(f"{weights_file}: does not hold the weights of this network"
-                             + (f" (missing {', '.join(missing[:3])})" if missing else "")
-                             + (f" (unexpected {', '.join(extra[:3])})" if extra else ""))
-        for key, shape in expected.items():
-            if tuple(state[key].shape) != tuple(shape):
-                raise ModelError(f"{weights_file}: {key} has shape {tuple(state[key].shape)}, "
-                                 f"expected {tuple(shape)}")
+        try:
+            state = checked_weights(dims, state)
+        except ValueError as exc:
+            raise ModelError(f"{weights_file}: not the weights of this network ({exc})") from None
         self.network = None
         self._weights, self._dims = state, dims
         self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
