@@ -15,7 +15,8 @@ lever is trained offline and scored on the split's validation notes (binary toke
 - ``stacked M β=B``: members M stacked, the threshold chosen on the training CV for the
   best F-beta with beta B (1: F1, as scored here; the tagger's default is 2), members'
   cross-validation shared by all (``--stacked-betas 0.5,1,2``: ~4 min per split);
-- ``crf{...}``: the crf with other options (``--crf-options``, JSON objects);
+- ``crf{...}``: the crf with other options (``--crf-options``, JSON objects), e.g.
+  ``'{"augment_copies": 1}'`` for augmented copies of the training notes;
 - ``self-training``: the crf refitted with the pool notes it is surest of (those with a
   predicted span, lowest token entropy first) as pseudo-gold.
 

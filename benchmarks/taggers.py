@@ -9,7 +9,11 @@ tagger at several span-confidence thresholds (operating points).
 
     python benchmarks/taggers.py [--taggers rules,tbed,crf,bilstm-crf,union,stacked]
                                  [--stacked-members rules,tbed,crf,bilstm-crf] [--no-ablations]
-                                 [--work DIR] [--json FILE]
+                                 [--member-options JSON] [--work DIR] [--json FILE]
+
+``--member-options`` gives members options other than their defaults, e.g.
+``'{"crf": {"surrogate_copies": 1}}'``; use a fresh ``--work`` for it (cached members are
+reused by name).
 
 Members are trained once and reused by every row (union, stacked and its ablations);
 their models (``WORK/models``) and cross-validated predictions (``WORK/cv``, owner-only:
@@ -102,6 +106,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split")
     ap.add_argument("--work", type=Path, default=None, help="where models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    ap.add_argument("--member-options", type=json.loads, default={},
+                    help='options per member, JSON: {"crf": {"surrogate_copies": 1}}')
     args = ap.parse_args()
 
     if not (args.corpus / "id.text").is_file():
@@ -137,7 +143,7 @@ def main() -> int:
         if (saved / "model.json").is_file() and seconds_file.is_file():
             trained[name] = (load_model(saved), float(seconds_file.read_text()))
             return trained[name]
-        tagger = create_tagger(name, seed=args.seed)
+        tagger = create_tagger(name, seed=args.seed, **args.member_options.get(name, {}))
         started = time.perf_counter()
         tagger.fit(train)
         trained[name] = (tagger, time.perf_counter() - started)
@@ -169,7 +175,8 @@ def main() -> int:
     extra: list[str] = []
     if "stacked" in names:
         members = args.stacked_members.split(",")
-        options = {"seed": args.seed, "device": "auto", "max_epochs": None}
+        options = {"seed": args.seed, "device": "auto", "max_epochs": None,
+                   "member_options": args.member_options}
         folds = patient_folds(train, args.folds, args.seed)
         cv, cv_seconds = {}, {}
         for m in members:
@@ -191,7 +198,7 @@ def main() -> int:
             # ablations keep the classifier the full configuration chose (inner CV is costly)
             kind = main[0].training["classifier"] if main else "auto"
             tagger = StackedTagger(members=subset, features=groups, folds=args.folds, seed=args.seed,
-                                   classifier=kind)
+                                   classifier=kind, member_options=args.member_options)
             started = time.perf_counter()
             tagger.fit_classifier(train, cv, [trained[m][0] for m in subset])
             train_s = (time.perf_counter() - started + sum(cv_seconds[m] for m in subset)

@@ -30,6 +30,7 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
+from .augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from .base import Tagger, training_notes, training_summary, with_defaults
 from .features import FeatureExtractor
 from .patterns import TITLES
@@ -53,6 +54,11 @@ DEFAULTS: dict[str, Any] = {
     # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
     # model folder. None: no cluster features.
     "word_clusters": None,
+    # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
+    # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
+    # their lines with PHI are trained on. Measured: no lever on physionet-dev (README).
+    "augment_copies": 0,
+    "augment_source": "training",
 }
 
 
@@ -220,6 +226,10 @@ class CrfTagger(Tagger):
                     raise ValueError("max_negative_ratio must be >= 0 or None")
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
+            o["augment_copies"] = int(o["augment_copies"])
+            if o["augment_copies"] < 0 or o["augment_source"] not in AUGMENT_SOURCES:
+                raise ValueError(f"augment_copies must be >= 0 and augment_source one of "
+                                 f"{', '.join(AUGMENT_SOURCES)}")
             o["all_possible_transitions"] = bool(o["all_possible_transitions"])
             clusters = o["word_clusters"]
             if isinstance(clusters, os.PathLike):
@@ -286,9 +296,11 @@ class CrfTagger(Tagger):
         examples = []
         n_tokens = n_seq = 0
         negatives: list[tuple[list, list]] = []
-        positives = 0
+        positives = original_positives = 0
         fx, tok = self.extractor, self.tokenizer
-        for k, note in enumerate(notes):
+        copies = augmented_copies(notes, o["augment_copies"], o["augment_source"], o["seed"])
+        originals = len(notes)
+        for k, note in enumerate(notes + copies):
             if progress is not None and progress.cancelled:
                 raise CancelledError("cancelled by the user")
             if note.text.strip():
@@ -305,19 +317,21 @@ class CrfTagger(Tagger):
                     if any(t != "O" for t in ys):
                         trainer.append(xs, ys)
                         positives += 1
-                    else:
+                        original_positives += k < originals
+                    elif k < originals:  # a copy's lines without PHI repeat the original's
                         negatives.append((xs, ys))
                 n_tokens += len(tokens)
                 n_seq += len(seqs)
-            if k % 20 == 0 or k == len(notes) - 1:
-                report(progress, "features", k + 1, len(notes), f"note {k + 1} of {len(notes)}")
+            total = originals + len(copies)
+            if k % 20 == 0 or k == total - 1:
+                report(progress, "features", k + 1, total, f"note {k + 1} of {total}")
         if n_seq == 0:
             raise DeidError("crf tagger: the training notes hold no text")
         ratio = o["max_negative_ratio"]
-        if ratio is not None and len(negatives) > ratio * positives:
+        if ratio is not None and len(negatives) > ratio * original_positives:
             import random
 
-            keep = max(1, int(ratio * positives))
+            keep = max(1, int(ratio * original_positives))
             negatives = random.Random(o["seed"]).sample(negatives, keep)
         for xs, ys in negatives:
             trainer.append(xs, ys)
@@ -349,6 +363,7 @@ class CrfTagger(Tagger):
             "tokens": n_tokens,
             "sequences": n_seq,
             "trained_sequences": positives + n_negatives,
+            "augmented_copies": len(copies),
             "misaligned_spans": misaligned,
             "misaligned_examples": examples[:5],
             "iterations": last.get("num"),

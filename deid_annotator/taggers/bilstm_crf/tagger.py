@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from .. import register
+from ..augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from ..base import Tagger
 from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
@@ -72,6 +73,8 @@ DEFAULTS: dict[str, Any] = {
     "window": 64,                # tokens per prediction window (near train_window: measured
                                  # as accurate as 200 on physionet-dev, and twice as fast)
     "overlap": 24,               # tokens shared by neighbouring prediction windows
+    "augment_copies": 0,         # augmented copies of each PHI-bearing training note, the
+    "augment_source": "training",  # held-back notes excepted (taggers/augmentation.py)
     "seed": 13,
     "threads": 1,                # torch threads while training / tagging (None: torch's
                                  # default). One is fastest here: the ops are small, and
@@ -86,7 +89,7 @@ DEFAULTS: dict[str, Any] = {
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
                 "skeleton_min_count", "skeleton_dim", "skeleton_hidden",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
-                "overlap", "predict_batch_size", "train_window"}
+                "overlap", "predict_batch_size", "train_window", "augment_copies"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
@@ -105,6 +108,9 @@ def _check_options(options: dict[str, Any]) -> None:
             raise DeidError(f"bilstm-crf: option {key} must be at least 1")
     if options["train_window"] < 8:
         raise DeidError("bilstm-crf: train_window must be at least 8 tokens")
+    if options["augment_source"] not in AUGMENT_SOURCES:
+        raise DeidError(f"bilstm-crf: augment_source must be one of {', '.join(AUGMENT_SOURCES)}, "
+                        f"not {options['augment_source']!r}")
     if options["window"] < 8 or not 2 <= options["overlap"] <= options["window"] // 2:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
@@ -349,6 +355,10 @@ class BiLstmCrfTagger(Tagger):
             fit_notes, dev_notes = notes, []          # no PHI held back: nothing to stop on
         if not any(n.spans for n in fit_notes):
             fit_notes, dev_notes = notes, []
+        # copies of the fitted notes only: a held-back patient's values stay unseen
+        copies = augmented_copies(fit_notes, o["augment_copies"], o["augment_source"], o["seed"])
+        originals, fit_notes = notes, fit_notes + copies
+        notes = fit_notes + dev_notes
 
         tokenized = {}
         for i, n in enumerate(notes):
@@ -356,7 +366,7 @@ class BiLstmCrfTagger(Tagger):
                 progress.check()
             tokenized[id(n)] = tok(n.text)
         # labels and tags: the warm model's first (their rows keep their meaning), then new ones
-        counts = Counter(s.label for n in notes for s in n.spans)
+        counts = Counter(s.label for n in originals for s in n.spans)
         labels = list(warm.labels) if warm else []
         labels += [lab for lab, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
                    if lab not in labels]
@@ -518,11 +528,12 @@ class BiLstmCrfTagger(Tagger):
         network.eval()
         from ..base import training_summary
 
-        summary = training_summary(notes, time.perf_counter() - started)
+        summary = training_summary(originals, time.perf_counter() - started)
         summary.update({
             "epochs": epoch, "best_epoch": best_epoch or epoch,
             "dev_f1": None if best_f1 < 0 else round(best_f1, 4),
-            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes),
+            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes) - len(copies),
+            "augmented_copies": len(copies),
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
         })
