@@ -306,9 +306,9 @@ class CrfTagger(Tagger):
             if note.text.strip():
                 tokens = tok(note.text)
                 tags, problems = spans_to_bio(tokens, note.spans)
-                misaligned += len(problems)
-                for p in problems[:3]:
-                    examples.append(p.describe(note.id))
+                if k < originals:  # the summary counts the real notes only
+                    misaligned += len(problems)
+                    examples += [p.describe(note.id) for p in problems[:3]]
                 seqs = fx.sequences(note.text, tokens)
                 feats = fx.note_features(note.text, tokens, seqs)
                 for s in seqs:
@@ -320,8 +320,9 @@ class CrfTagger(Tagger):
                         original_positives += k < originals
                     elif k < originals:  # a copy's lines without PHI repeat the original's
                         negatives.append((xs, ys))
-                n_tokens += len(tokens)
-                n_seq += len(seqs)
+                if k < originals:
+                    n_tokens += len(tokens)
+                    n_seq += len(seqs)
             total = originals + len(copies)
             if k % 20 == 0 or k == total - 1:
                 report(progress, "features", k + 1, total, f"note {k + 1} of {total}")
