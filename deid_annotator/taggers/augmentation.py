@@ -1,12 +1,12 @@
 """Augmented copies of training notes: the same notes, their PHI values replaced.
 
-A model trained on few notes learns the gold's own values ("healey" is PHI) more than the
+A model trained on few notes learns the gold's own values (this name is PHI) more than the
 contexts they stand in ("pt's son X called"). Copies of the PHI-bearing notes with other
 values in the spans show each context with more values. Two sources of values:
 
 - ``training`` (the default): each span gets the value of a random other span of the same
-  label in the training notes, in the original's case (``healey`` -> ``smith``, ``SMITH``
-  -> ``HEALEY``). It needs nothing but the notes, so it works for any label set and
+  label in the training notes, in the original's case (``jones`` -> ``smith``, ``SMITH``
+  -> ``JONES``). It needs nothing but the notes, so it works for any label set and
   language, and the values stay the corpus's own kind (abbreviated hospitals, lower-case
   names).
 - ``surrogates``: the de-identification engine's surrogates (:mod:`deid_annotator.deidentify`:
