@@ -157,6 +157,14 @@ def test_names_with_a_one_letter_prefix_and_apostrophe():
     assert got.get("O'Connell") == "NAME" and got.get("d\u2019angelo") == "NAME"
 
 
+def test_an_initial_is_not_the_letter_ending_a_glued_abbreviation():
+    tagger = create_tagger("rules")
+    text = "skin- turning q2h. bilateral heels boggy. meds q4h. Smith aware. d. renna aware.\n"
+    got = found(text, tagger.predict([Note("n", text)])[0])
+    assert not any(t.startswith("h.") for t in got), got
+    assert got.get("d. renna") == "NAME"            # a real initial still counts
+
+
 def test_manifest_is_json(tmp_path):
     create_tagger("rules", labels=["DATE"]).save(tmp_path / "m")
     manifest = json.loads((tmp_path / "m" / "model.json").read_text())

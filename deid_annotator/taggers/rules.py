@@ -183,6 +183,11 @@ def _skip_punct(c: _Ctx, i: int, step: int, chars: str = ".,:;-(") -> int:
     return i
 
 
+def _glued_to_previous(c: _Ctx, i: int) -> bool:
+    """Token i follows a letter or digit with no space between ("h" in "q2h")."""
+    return i > 0 and c.tokens[i - 1].end == c.tokens[i].start and c.words[i - 1][-1:].isalnum()
+
+
 def _initial(c: _Ctx, i: int) -> bool:
     """Token i is a one-letter initial followed by a period ("J." in "J. Smith")."""
     return (_is_alpha(c, i) and len(c.words[i]) == 1 and i + 1 < len(c.words)
@@ -290,9 +295,11 @@ def _names(c: _Ctx) -> list[PatternMatch]:
                 end = _name_run(c, j, after_cue=True, max_tokens=3)
                 if end > j + 1 or _capitalised_in_context(c, j):
                     out.append(_span(c, j, end, P.NAME, "per", 0.6))
-    # "W. MAROTTA", "d. renna", "Q. LANDER": an initial and a surname-like word
+    # "W. MAROTTA", "d. renna", "Q. LANDER": an initial and a surname-like word; not the
+    # letter ending a glued abbreviation ("q2h. bilateral", "q4h. Smith")
     for i in range(n - 2):
-        if _initial(c, i) and (i == 0 or not _is_alpha(c, i - 1)):
+        if _initial(c, i) and (i == 0 or not _is_alpha(c, i - 1)) \
+                and not _glued_to_previous(c, i):
             j = i + 2
             if j < n and len(c.words[j]) >= 3 and c.tokens[j].start > c.tokens[j - 1].end \
                     and (c.words[j].isupper() or c.words[j][:1].isupper()
