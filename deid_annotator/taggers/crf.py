@@ -299,7 +299,7 @@ class CrfTagger(Tagger):
         positives = original_positives = 0
         fx, tok = self.extractor, self.tokenizer
         copies = augmented_copies(notes, o["augment_copies"], o["augment_source"], o["seed"])
-        originals = len(notes)
+        originals, total = len(notes), len(notes) + len(copies)
         for k, note in enumerate(notes + copies):
             if progress is not None and progress.cancelled:
                 raise CancelledError("cancelled by the user")
@@ -323,7 +323,6 @@ class CrfTagger(Tagger):
                 if k < originals:
                     n_tokens += len(tokens)
                     n_seq += len(seqs)
-            total = originals + len(copies)
             if k % 20 == 0 or k == total - 1:
                 report(progress, "features", k + 1, total, f"note {k + 1} of {total}")
         if n_seq == 0:
