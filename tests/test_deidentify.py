@@ -14,6 +14,7 @@ from deid_annotator.deidentify import (
     load_config, resolve_spans, scrub_meta, write_mapping,
 )
 from deid_annotator.deidentify.shapes import case_of
+from deid_annotator.deidentify.spans import replace_values
 from deid_annotator.errors import CancelledError, DeidError, SpanError
 from deid_annotator.progress import Progress
 
@@ -315,6 +316,25 @@ def test_overlapping_spans_are_merged_deterministically():
     # equal length: higher confidence, then label name
     assert resolve_spans([Span(0, 4, "B", "model", 0.9), Span(0, 4, "A", "model", 0.5)])[0][0].label == "B"
     assert resolve_spans([Span(0, 4, "B"), Span(0, 4, "A")])[0][0].label == "A"
+
+
+def test_replace_values_keeps_whitespace_and_moves_spans():
+    text = "Seen by  Dr Ann Lee \non 3/4 with son\t."
+    spans = [Span(8, 20, "HCPName", "model", 0.7), Span(24, 27, "Date"), Span(36, 37, "X")]
+    calls = []
+
+    def replace(value, span):
+        calls.append((value, span.label))
+        return value.upper() + "!"
+
+    out = replace_values(Note("n", text, {"patient": "p"}, spans), spans, replace)
+    # the value is the span's text without surrounding whitespace; a blank span stays as is
+    assert calls == [("Dr Ann Lee", "HCPName"), ("3/4", "Date")]
+    assert out.text == "Seen by  DR ANN LEE! \non 3/4! with son\t."
+    assert [out.text[s.start:s.end] for s in out.spans] == [" DR ANN LEE! ", "3/4!", "\t"]
+    assert [(s.label, s.source, s.confidence) for s in out.spans] == \
+        [("HCPName", "model", 0.7), ("Date", "gold", None), ("X", "gold", None)]
+    assert out.meta == {"patient": "p"}
 
 
 def test_filter_spans_by_confidence():

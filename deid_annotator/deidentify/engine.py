@@ -32,7 +32,7 @@ from .config import REDACT, SHIFT, SURROGATE, TAG, DeidConfig, as_config
 from .dates import DateShifter, RefDate, parse_date, reference_date
 from .mapping import SurrogateMapping
 from .shapes import rng_for
-from .spans import resolve_spans
+from .spans import replace_values, resolve_spans
 from .surrogates import STOP_WORDS, ScopeSurrogates
 
 KEEP = "keep"  # recorded for a value left as it is: an age <= 89 (ages = "keep"), a lone stop word
@@ -273,34 +273,15 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
 
 def _deidentify_note(note: Note, spans: list[Span], state: _Scope, kind, stats: DeidentifyStats,
                      mapping: SurrogateMapping) -> Note:
-    text = note.text
-    pieces: list[str] = []
-    new_spans: list[Span] = []
-    pos = 0
-    length = 0
-    for s in spans:
-        gap = text[pos:s.start]
-        pieces.append(gap)
-        length += len(gap)
-        raw = text[s.start:s.end]
-        core = raw.strip()
-        lead = raw[: len(raw) - len(raw.lstrip())]
-        trail = raw[len(lead) + len(core):]
-        if core:
-            replacement, used = _replace(core, s, kind(s.label), state, note, stats)
-            if replacement == core:
-                used = KEEP  # a lone stop word of a place ("of"), an age <= 89, a kept weekday
-            stats.replacements[(s.label, used)] += 1
-            mapping.add(state.scope, s.label, core, replacement, used)
-        else:
-            replacement = ""
-        new = lead + replacement + trail
-        pieces.append(new)
-        new_spans.append(Span(length, length + len(new), s.label, s.source, s.confidence))
-        length += len(new)
-        pos = s.end
-    pieces.append(text[pos:])
-    return Note(note.id, "".join(pieces), dict(note.meta), new_spans)
+    def replace(core: str, span: Span) -> str:
+        replacement, used = _replace(core, span, kind(span.label), state, note, stats)
+        if replacement == core:
+            used = KEEP  # a lone stop word of a place ("of"), an age <= 89, a kept weekday
+        stats.replacements[(span.label, used)] += 1
+        mapping.add(state.scope, span.label, core, replacement, used)
+        return replacement
+
+    return replace_values(note, spans, replace)
 
 
 def _replace(core: str, span: Span, kind: str, state: _Scope, note: Note,

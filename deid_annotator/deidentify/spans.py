@@ -1,5 +1,8 @@
-"""Span preparation: thresholds for model output and deterministic overlap resolution."""
+"""Span preparation (thresholds for model output, deterministic overlap resolution) and
+replacing span values in a note's text."""
 from __future__ import annotations
+
+from typing import Callable
 
 from ..corpus import Corpus, Note, Span
 
@@ -61,3 +64,31 @@ def resolve_spans(spans: list[Span]) -> tuple[list[Span], int]:
             end = s.end
     flush()
     return out, merged
+
+
+def replace_values(note: Note, spans: list[Span], replace: Callable[[str, Span], str]) -> Note:
+    """``note`` with each span's value replaced by ``replace(value, span)``, spans moved to
+    their new offsets.
+
+    The value is the span's text without surrounding whitespace, which stays in place; a
+    span of whitespace only becomes empty without calling ``replace``. ``spans`` must be in
+    text order and must not overlap (:func:`resolve_spans`).
+    """
+    text = note.text
+    pieces: list[str] = []
+    new_spans: list[Span] = []
+    pos = length = 0
+    for span in spans:
+        gap = text[pos:span.start]
+        raw = text[span.start:span.end]
+        core = raw.strip()
+        lead = raw[: len(raw) - len(raw.lstrip())]
+        trail = raw[len(lead) + len(core):]
+        new = lead + (replace(core, span) if core else "") + trail
+        pieces += [gap, new]
+        length += len(gap)
+        new_spans.append(Span(length, length + len(new), span.label, span.source, span.confidence))
+        length += len(new)
+        pos = span.end
+    pieces.append(text[pos:])
+    return Note(note.id, "".join(pieces), dict(note.meta), new_spans)

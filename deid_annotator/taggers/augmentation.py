@@ -62,7 +62,7 @@ def matched_case(value: str, like: str) -> str:
 def swapped_copy_maker(notes: Sequence[Note]):
     """A function (note, rng) -> the note with each span's value swapped for another value of
     the same label among ``notes``' spans (the original's when the label has no other)."""
-    from ..deidentify.spans import resolve_spans  # the deidentify package: ~0.2 s to import
+    from ..deidentify.spans import replace_values, resolve_spans  # the deidentify package: ~0.2 s to import
 
     values: dict[str, list[str]] = {}
     for note in notes:
@@ -81,23 +81,7 @@ def swapped_copy_maker(notes: Sequence[Note]):
 
     def make(note: Note, rng: random.Random) -> Note:
         spans, _ = resolve_spans(note.spans)
-        pieces: list[str] = []
-        new_spans: list[Span] = []
-        pos = length = 0
-        for span in spans:
-            gap = note.text[pos:span.start]
-            raw = note.text[span.start:span.end]
-            core = raw.strip()
-            lead = raw[: len(raw) - len(raw.lstrip())]
-            new = lead + replacement(core, span.label, rng) + raw[len(lead) + len(core):] \
-                if core else raw
-            pieces += [gap, new]
-            length += len(gap)
-            new_spans.append(Span(length, length + len(new), span.label, span.source))
-            length += len(new)
-            pos = span.end
-        pieces.append(note.text[pos:])
-        return Note(note.id, "".join(pieces), note.meta, new_spans)
+        return replace_values(note, spans, lambda core, span: replacement(core, span.label, rng))
 
     return make
 
