@@ -88,6 +88,37 @@ def test_training_summary(trained):
     assert set(trained.labels) == {"Doctor", "Relative", "Location", "Date"}
 
 
+def _device_notes(n: int) -> list[Note]:
+    """Doctors' names after "Dr."; no-PHI lines whose device name (Foley, Hickman) the
+    name gazetteer matches; filler lines that nothing matches."""
+    rng = random.Random(5)
+    notes = []
+    for i in range(n):
+        doc = rng.choice(DOCTORS)
+        text = f"Seen by Dr. {doc} today.\n"
+        spans = [Span(12, 12 + len(doc), "Doctor")]
+        text += f"{rng.choice(['Foley', 'Hickman'])} draining well.\n"
+        text += "".join(rng.choice(["Turned q2h.\n", "Tolerating diet.\n", "Skin intact.\n",
+                                    "Resting quietly.\n"]) for _ in range(8))
+        notes.append(Note(f"p{i}_0", text, {"patient": f"p{i}"}, spans))
+    return notes
+
+
+def test_hard_negatives_are_all_kept_beside_the_sample():
+    notes = _device_notes(30)
+    kept = create_tagger("crf", max_iterations=50, max_negative_ratio=0.2).fit(notes)
+    # each note's device line is a sequence without PHI that a name rule matches
+    assert kept.training["hard_negative_sequences"] == 30
+    assert kept.training["trained_sequences"] == 30 + 30 + 6     # positives, hard, 0.2 x 30
+    sampled = create_tagger("crf", max_iterations=50, max_negative_ratio=0.2,
+                            keep_hard_negatives=False).fit(notes)
+    assert sampled.training["hard_negative_sequences"] == 0
+    assert sampled.training["trained_sequences"] == 30 + 6
+    text = "Seen by Dr. Zimmerman today.\nFoley draining well.\n"
+    found = {text[s.start:s.end] for s in kept.predict([Note("x", text)])[0]}
+    assert found == {"Zimmerman"}
+
+
 def test_misaligned_spans_are_counted():
     notes = corpus(10, seed=3)
     n = notes[0]
@@ -166,6 +197,8 @@ def test_bad_options():
         create_tagger("crf", c1=-1)
     with pytest.raises(DeidError, match="bad option"):
         create_tagger("crf", threshold=2.0)
+    with pytest.raises(DeidError, match="keep_hard_negatives must be true or false"):
+        create_tagger("crf", keep_hard_negatives="False")
     assert CrfTagger(threshold=None).options["threshold"] is None
 
 

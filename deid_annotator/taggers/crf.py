@@ -4,6 +4,10 @@ Features are those of :mod:`.features` (Dernoncourt et al. 2017, Table 2: lexica
 shape, gazetteer, pattern, position, +/-2 window). Sequences are lines, cut to at
 most ``max_len`` tokens, so a 200,000-character note is tagged in bounded pieces.
 
+Training uses every line with PHI, every line without PHI in which a PHI pattern or a
+name/place rule matches (``keep_hard_negatives``: the model learns when such a match is no
+PHI) and a random sample of the other lines (``max_negative_ratio``).
+
 Decoding is recall-oriented: a token is PHI when the Viterbi path says so *or* when
 its marginal probability of not being ``O`` reaches ``threshold`` (set ``threshold``
 to ``None`` for plain Viterbi). A span's confidence is the smallest P(PHI) of its
@@ -33,7 +37,7 @@ from . import register
 from .augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from .base import Tagger, training_notes, training_summary, with_defaults
 from .features import FeatureExtractor
-from .patterns import TITLES
+from .patterns import NONPHI, TITLES
 
 MODEL_FILE = "crf.crfsuite"
 CLUSTERS_FILE = "word_clusters.tsv"
@@ -50,6 +54,11 @@ DEFAULTS: dict[str, Any] = {
     # Sequences without PHI kept for training, at most this many per sequence with PHI
     # (a random, seeded sample; faster training, more recall). None keeps all.
     "max_negative_ratio": 2.5,
+    # Sequences without PHI where a PHI pattern or a name/place rule matches ("hard
+    # negatives": "Foley draining", "Hickman flushed", a phone-like number) are all kept,
+    # beside the random sample above: the model learns when such a match is no PHI.
+    # Measured: +0.021 mean token F1 on three validation splits, mostly precision (README).
+    "keep_hard_negatives": True,
     "seed": 13,
     # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
     # model folder. None: no cluster features.
@@ -60,6 +69,11 @@ DEFAULTS: dict[str, Any] = {
     "augment_copies": 0,
     "augment_source": "training",
 }
+
+
+def _is_phi_match(key: str) -> bool:
+    """A token's own feature (not a neighbour's) from a PHI pattern or a name/place rule."""
+    return key.startswith(("pc:", "rc:")) and key != "pc:" + NONPHI
 
 
 #: Below this P(PHI), a token's per-label probabilities are not computed.
@@ -231,6 +245,9 @@ class CrfTagger(Tagger):
                 raise ValueError(f"augment_copies must be >= 0 and augment_source one of "
                                  f"{', '.join(AUGMENT_SOURCES)}")
             o["all_possible_transitions"] = bool(o["all_possible_transitions"])
+            if not isinstance(o["keep_hard_negatives"], bool):  # "False" would read as true
+                raise ValueError(f"keep_hard_negatives must be true or false, "
+                                 f"not {o['keep_hard_negatives']!r}")
             clusters = o["word_clusters"]
             if isinstance(clusters, os.PathLike):
                 o["word_clusters"] = os.fspath(clusters)  # the manifest is JSON
@@ -296,6 +313,8 @@ class CrfTagger(Tagger):
         examples = []
         n_tokens = n_seq = 0
         negatives: list[tuple[list, list]] = []
+        hard_negatives: list[tuple[list, list]] = []
+        keep_hard = o["keep_hard_negatives"]
         positives = original_positives = 0
         fx, tok = self.extractor, self.tokenizer
         copies = augmented_copies(notes, o["augment_copies"], o["augment_source"], o["seed"])
@@ -319,7 +338,8 @@ class CrfTagger(Tagger):
                         positives += 1
                         original_positives += k < originals
                     elif k < originals:  # a copy's lines without PHI repeat the original's
-                        negatives.append((xs, ys))
+                        hard = keep_hard and any(_is_phi_match(key) for x in xs for key in x)
+                        (hard_negatives if hard else negatives).append((xs, ys))
                 if k < originals:
                     n_tokens += len(tokens)
                     n_seq += len(seqs)
@@ -333,10 +353,11 @@ class CrfTagger(Tagger):
 
             keep = max(1, int(ratio * original_positives))
             negatives = random.Random(o["seed"]).sample(negatives, keep)
-        for xs, ys in negatives:
+        for xs, ys in hard_negatives + negatives:
             trainer.append(xs, ys)
-        n_negatives = len(negatives)
-        del negatives
+        n_negatives = len(negatives) + len(hard_negatives)
+        n_hard = len(hard_negatives)
+        del negatives, hard_negatives
         fd, path = tempfile.mkstemp(prefix="deid-crf-", suffix=".crfsuite")
         os.close(fd)
         try:
@@ -363,6 +384,7 @@ class CrfTagger(Tagger):
             "tokens": n_tokens,
             "sequences": n_seq,
             "trained_sequences": positives + n_negatives,
+            "hard_negative_sequences": n_hard,
             "augmented_copies": len(copies),
             "misaligned_spans": misaligned,
             "misaligned_examples": examples[:5],
