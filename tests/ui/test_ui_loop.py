@@ -112,15 +112,20 @@ def test_scripted_session_import_correct_submit_retrain(qtbot, tmp_path, gold):
         w.submit_and_retrain()
         assert w.job is not None and w.job_cancel.isVisible()
         assert s.read_only   # the submitted batch: gold, read-only
-        last[0] = time.perf_counter()   # measure while the retrain runs (not the submit itself)
+        last[0] = started = time.perf_counter()   # measure while the retrain runs (not the submit)
         heart.start(20)
     heart.stop()
+    retrain_seconds = time.perf_counter() - started
     assert done.args[0] == "retrain" and done.args[1] is not None, w.errors
     result = done.args[1]
     assert result["version"] == 1 and result["tagger"] == "crf"
-    # a child process trains: the window answers (a thread would stall it for seconds;
-    # the bound is loose for loaded CI machines, benchmarks/ui_speed.py measures it)
-    assert max(gaps[1:]) < 1.0, f"the event loop stalled {max(gaps[1:]):.2f} s during retraining"
+    # a child process trains: the window answers. Training in a thread would stall it for
+    # about the whole retrain; a loaded machine delays beats by less, in proportion to how
+    # slow everything runs, so the bound grows with the retrain (benchmarks/ui_speed.py
+    # measures the stalls themselves)
+    bound = max(1.0, 0.5 * retrain_seconds)
+    assert max(gaps[1:]) < bound, \
+        f"the event loop stalled {max(gaps[1:]):.2f} s during a {retrain_seconds:.1f} s retrain"
     # 5. the new version pre-annotated the next batch, which is open now
     versions = w.project.model_versions()
     assert [v.number for v in versions] == [1] and versions[0].is_current
