@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from ..corpus import Corpus, Note, Span
+from ..corpus import Corpus, Note
 from ..errors import DeidError
 
 #: Suffix of a copy's note id (copies are never written anywhere; the suffix keeps ids unique).
@@ -62,7 +62,8 @@ def matched_case(value: str, like: str) -> str:
 def swapped_copy_maker(notes: Sequence[Note]):
     """A function (note, rng) -> the note with each span's value swapped for another value of
     the same label among ``notes``' spans (the original's when the label has no other)."""
-    from ..deidentify.spans import replace_values, resolve_spans  # the deidentify package: ~0.2 s to import
+    # the deidentify package takes ~0.2 s to import: only when copies are made
+    from ..deidentify.spans import replace_values, resolve_spans
 
     values: dict[str, list[str]] = {}
     for note in notes:
