@@ -11,6 +11,7 @@ from deid_annotator.errors import CancelledError, DeidError, ModelError
 from deid_annotator.progress import Progress
 from deid_annotator.taggers import create_tagger, load_model, tagger_class
 from deid_annotator.taggers.crf import CrfTagger
+from deid_annotator.taggers.features import is_phi_match
 
 DOCTORS = ["Quackenbush", "Fairweather", "Abernathy", "Pemberton", "Okonkwo", "Lindqvist",
            "Harrowgate", "Ballantyne", "Castellano", "Drummond", "Everhart", "Gallagher"]
@@ -117,6 +118,13 @@ def test_hard_negatives_are_all_kept_beside_the_sample():
     text = "Seen by Dr. Zimmerman today.\nFoley draining well.\n"
     found = {text[s.start:s.end] for s in kept.predict([Note("x", text)])[0]}
     assert found == {"Zimmerman"}
+
+
+def test_what_makes_a_line_a_hard_negative():
+    # a token's own PHI pattern or name/place rule match; not a neighbour's, not a NONPHI one
+    assert is_phi_match("pc:DATE") and is_phi_match("rc:NAME") and is_phi_match("rc:LOCATION")
+    assert not is_phi_match("pc:NONPHI") and not is_phi_match("-1:pc:DATE")
+    assert not is_phi_match("+2:rc:NAME") and not is_phi_match("pk:DATE.mdy")
 
 
 def test_misaligned_spans_are_counted():

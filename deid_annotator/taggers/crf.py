@@ -36,8 +36,8 @@ from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
 from .augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from .base import Tagger, training_notes, training_summary, with_defaults
-from .features import FeatureExtractor
-from .patterns import NONPHI, TITLES
+from .features import FeatureExtractor, is_phi_match
+from .patterns import TITLES
 
 MODEL_FILE = "crf.crfsuite"
 CLUSTERS_FILE = "word_clusters.tsv"
@@ -69,11 +69,6 @@ DEFAULTS: dict[str, Any] = {
     "augment_copies": 0,
     "augment_source": "training",
 }
-
-
-def _is_phi_match(key: str) -> bool:
-    """A token's own feature (not a neighbour's) from a PHI pattern or a name/place rule."""
-    return key.startswith(("pc:", "rc:")) and key != "pc:" + NONPHI
 
 
 #: Below this P(PHI), a token's per-label probabilities are not computed.
@@ -338,7 +333,7 @@ class CrfTagger(Tagger):
                         positives += 1
                         original_positives += k < originals
                     elif k < originals:  # a copy's lines without PHI repeat the original's
-                        hard = keep_hard and any(_is_phi_match(key) for x in xs for key in x)
+                        hard = keep_hard and any(is_phi_match(key) for x in xs for key in x)
                         (hard_negatives if hard else negatives).append((xs, ys))
                 if k < originals:
                     n_tokens += len(tokens)

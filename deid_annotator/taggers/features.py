@@ -85,6 +85,13 @@ class Sequence_:
     last: int
 
 
+def is_phi_match(key: str) -> bool:
+    """Whether feature ``key`` is a token's own (not a neighbour's) match of a PHI pattern
+    ("pc:DATE") or of a name/place rule ("rc:NAME"): the cues a line without PHI can
+    mislead a model with."""
+    return key.startswith(("pc:", "rc:")) and key != "pc:" + P.NONPHI
+
+
 #: Neighbour features copied into the window (by name prefix).
 _WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct", "bc",
                 "wc")
@@ -353,4 +360,4 @@ class FeatureExtractor:
                 f[key] = max(f.get(key, 0.0), m.confidence)
 
 
-__all__ = ["FeatureExtractor", "shape", "short_shape"]
+__all__ = ["FeatureExtractor", "is_phi_match", "shape", "short_shape"]
