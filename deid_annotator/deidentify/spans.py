@@ -71,8 +71,8 @@ def replace_values(note: Note, spans: list[Span], replace: Callable[[str, Span],
     their new offsets.
 
     The value is the span's text without surrounding whitespace, which stays in place; a
-    span of whitespace only becomes empty without calling ``replace``. ``spans`` must be in
-    text order and must not overlap (:func:`resolve_spans`).
+    span of whitespace only is kept as it is, without calling ``replace``. ``spans`` must be
+    in text order and must not overlap (:func:`resolve_spans`).
     """
     text = note.text
     pieces: list[str] = []
