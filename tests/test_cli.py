@@ -73,6 +73,20 @@ def test_a_corrupt_model_is_a_clear_error(tmp_path, corpus_file, capsys):
     assert "corrupt model manifest" in capsys.readouterr().err
 
 
+def test_train_records_propagation_in_the_model(tmp_path, corpus_file, capsys):
+    import json
+
+    for flag, expected in (([], "patient"), (["--propagate", "note"], "note")):
+        model = tmp_path / f"model-{expected}"
+        assert main(["train", "--format", "jsonl", "--corpus", str(corpus_file), "--tagger",
+                     "rules", "--out", str(model), *flag]) == 0
+        assert json.loads((model / "model.json").read_text())["options"]["propagate"] == expected
+    with pytest.raises(SystemExit):
+        main(["train", "--format", "jsonl", "--corpus", str(corpus_file), "--out",
+              str(tmp_path / "m"), "--propagate", "everywhere"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
 def test_every_command_has_help(capsys):
     for command in ("import", "export", "evaluate", "train", "tag", "simulate", "deidentify",
                     "backup", "restore", "demo", "app"):

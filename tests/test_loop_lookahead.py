@@ -289,7 +289,7 @@ class _Fixed(Tagger):
     def fit(self, notes, progress=None):
         return self
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         return [[Span(0, n.text.index(" "), "DATE", self.name, 0.7)] for n in notes]
 
     def _save_state(self, directory):

@@ -62,7 +62,7 @@ class MemoTagger(Tagger):
                     spans.append(Span(m.start(), m.end(), label, self.name, 0.9))
         return sorted(spans, key=lambda s: s.start)
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         return [self._find(n.text) for n in notes]
 
     def token_phi_probabilities(self, notes, progress=None):

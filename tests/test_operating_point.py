@@ -39,7 +39,7 @@ class WordTagger(Tagger):
     def fit(self, notes, progress=None):
         return self
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         threshold = self.options["threshold"]
         self.seen_thresholds.append(threshold)
         return [[Span(m.start(), m.end(), "PATIENT", self.name, word_confidence(m.group()))
@@ -61,9 +61,9 @@ class Unsure(WordTagger):
 
     name = "test-unsure"
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         return [spans + [Span(0, 2, "PATIENT", self.name, None)]
-                for spans in super().predict(notes, progress)]
+                for spans in super()._predict(notes, progress)]
 
 
 TEXT = "Al and Bea met Dora, Edwina and Cornelius at Fairhaven."   # confidences .2 .3 .4 .6 .9 .9

@@ -139,7 +139,7 @@ class _Memoriser(Tagger):
         self.seen = {n.id: list(n.spans) for n in notes}
         return self
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         return [self.seen.get(n.id, []) for n in notes]
 
     def _save_state(self, directory):

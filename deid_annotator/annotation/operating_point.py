@@ -171,7 +171,8 @@ def change_min_confidence(project, value: float | None, *, progress: Progress | 
     pre-annotate the open batches' notes again with it, in one transaction: their pending
     model spans are replaced; decided and human spans stay. Returns the notes redone.
     Cancelling (``progress``) changes nothing."""
-    from ..loop.batches import open_batch_notes, predict_spans, store_predictions
+    from ..loop.batches import (open_batch_notes, predict_spans, propagate_in_batch,
+                                propagation_settings, store_predictions)
     from ..loop.models import current_tagger
 
     if value is not None:
@@ -182,6 +183,8 @@ def change_min_confidence(project, value: float | None, *, progress: Progress | 
     effective = (tagger_threshold(tagger) or 0.0) if value is None else value
     ids = open_batch_notes(project)
     predictions = predict_spans(tagger, project, ids, progress, min_confidence=effective)
+    predictions = propagate_in_batch(project, predictions,
+                                     propagation_settings(project, tagger, version))
     if progress is not None:
         progress.check()
     with project.transaction():

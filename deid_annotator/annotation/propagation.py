@@ -26,6 +26,7 @@ from typing import Iterable, Sequence
 from rapidfuzz.distance import Indel
 
 from ..errors import DeidError
+from ..occurrences import SPACE, exact_pattern, normalise
 
 #: Minimum similarity (0-100) of a fuzzy match.
 FUZZY_THRESHOLD = 85.0
@@ -37,7 +38,6 @@ MIN_FUZZY_CHARS = 4
 CONTEXT = 24
 
 _TOKEN = re.compile(r"\w+(?:['’\-]\w+)*")
-_SPACE = re.compile(r"\s+")
 
 KINDS = ("add", "accept", "relabel", "reject")
 
@@ -77,25 +77,13 @@ class Proposal:
         return f"{verb} {self.label}"
 
 
-def normalise(text: str) -> str:
-    return _SPACE.sub(" ", text.strip()).casefold()
-
-
-def _exact_pattern(query: str) -> re.Pattern:
-    words = [re.escape(w) for w in _SPACE.split(query.strip()) if w]
-    body = r"\s+".join(words)
-    head = r"(?<!\w)" if query.strip()[:1].isalnum() or query.strip()[:1] == "_" else ""
-    tail = r"(?!\w)" if query.strip()[-1:].isalnum() or query.strip()[-1:] == "_" else ""
-    return re.compile(head + body + tail, re.IGNORECASE)
-
-
 def find_occurrences(text: str, query: str, *, fuzzy: bool = True,
                      threshold: float = FUZZY_THRESHOLD) -> list[Match]:
     """Occurrences of ``query`` in ``text``, in text order (see the module doc)."""
     query = query.strip()
     if not query:
         return []
-    exact = [Match(m.start(), m.end(), 100.0, True) for m in _exact_pattern(query).finditer(text)]
+    exact = [Match(m.start(), m.end(), 100.0, True) for m in exact_pattern(query).finditer(text)]
     if not fuzzy or len(query) < MIN_FUZZY_CHARS:
         return exact
     q_norm = normalise(query)
@@ -142,7 +130,7 @@ def snippet(text: str, start: int, end: int, width: int = CONTEXT) -> str:
     """``…left [match] right…`` on one line."""
     left = text[max(0, start - width):start]
     right = text[end:end + width]
-    one = lambda s: _SPACE.sub(" ", s)  # noqa: E731
+    one = lambda s: SPACE.sub(" ", s)  # noqa: E731
     return (("…" if start > width else "") + one(left) + "[" + one(text[start:end]) + "]"
             + one(right) + ("…" if end + width < len(text) else ""))
 

@@ -34,6 +34,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--vectors", type=Path, default=None,
                    help="bilstm-crf (and union): start the word embeddings from this vectors file "
                         "(written by pretrain-embeddings); the model keeps its own copy")
+    p.add_argument("--propagate", default=None, choices=("patient", "note", "none"),
+                   help="mark a string the model finds wherever it recurs in the same patient's "
+                        "notes tagged together (patient), in the same note (note), or not at all; "
+                        "recorded in the model. Default: patient")
     p.set_defaults(func=run_train)
 
     p = commands.add_parser("tag", help="pre-annotate notes with a trained model",
@@ -62,7 +66,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise DeidError(f"--vectors: the {args.tagger} tagger does not use pretrained vectors "
                         f"(bilstm-crf and union do)")
     tagger = create_tagger(args.tagger, args.lang, device=args.device, seed=args.seed,
-                           max_epochs=args.max_epochs, pretrained_vectors=vectors)
+                           max_epochs=args.max_epochs, pretrained_vectors=vectors,
+                           propagate=args.propagate)
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         started = time.perf_counter()

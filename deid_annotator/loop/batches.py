@@ -11,6 +11,11 @@ batches will likely take (:mod:`.lookahead`); :func:`next_batch` takes those of 
 version for the notes it picked and predicts only the rest, so with every picked note
 stored it runs no model (nor loads one).
 
+A batch's spans are propagated over its notes (:mod:`deid_annotator.taggers.propagation`:
+a string found in one note is marked where it recurs in the same patient's notes of the
+batch) after they are predicted or taken from those stored ahead, so both ways give the
+same spans.
+
 Submitting makes a batch's accepted and corrected spans its notes' gold and the batch
 read-only until reopened (the store does it: :func:`submit` and :func:`reopen` are the
 loop's names for it).
@@ -26,8 +31,10 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..store.preannotations import RULES_VERSION
-from ..taggers import Tagger
-from .models import PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version
+from ..taggers import Tagger, propagation, tagger_class
+from ..taggers.base import read_manifest
+from .models import (BOOTSTRAP_TAGGER, PREDICT_LOCK, bootstrap_tagger, current_tagger,
+                     load_version, model_directory)
 from .selection import (LENGTH_POWER, SAMPLE_LIMIT, active_inputs_digest, candidate_count,
                         check_strategy, sample_pool,
                         select_active, select_active_stored, select_random, select_sequential,
@@ -74,10 +81,47 @@ def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
     notes = project.notes(list(note_ids))
     if min_confidence is None:
         min_confidence = operating_point.min_confidence(project, tagger)
-    with PREDICT_LOCK, operating_point.decoding_at(tagger, min_confidence):
+    with PREDICT_LOCK, operating_point.decoding_at(tagger, min_confidence), \
+            propagation.turned_off(tagger):   # propagated per batch: see propagate_in_batch
         predictions = tagger.predict(notes, progress=progress) if notes else []
     return {n.id: operating_point.keep_confident(spans, min_confidence)
             for n, spans in zip(notes, predictions)}
+
+
+def propagation_settings(project: Project, tagger: Tagger | None,
+                         model_version: int | None) -> tuple[str, float, frozenset[str]]:
+    """Scope, least confidence and ordinary words of the tagger that pre-annotates:
+    ``tagger``'s when loaded, else those saved with ``model_version`` (no model is
+    loaded), else the bootstrap tagger's (``rules``, before any model)."""
+    if tagger is not None:
+        return (*propagation.settings(getattr(tagger, "options", None)),
+                getattr(tagger, "common_words", frozenset()))
+    if model_version is None:
+        return (*propagation.settings(tagger_class(BOOTSTRAP_TAGGER)().options), frozenset())
+    directory = model_directory(project, model_version)
+    return (*propagation.settings(read_manifest(directory).get("options")),
+            propagation.read_common_words(directory))
+
+
+def propagate_in_batch(project: Project, predictions: dict[str, list[Span]],
+                       settings: tuple[str, float, frozenset[str]]) -> dict[str, list[Span]]:
+    """``predictions`` with each string found copied where it recurs in the same patient's
+    notes of the same batch (see :mod:`deid_annotator.taggers.propagation`); notes in no
+    batch yet (a batch being made) count as one batch."""
+    scope, floor, common = settings
+    if scope == "none" or not common or not predictions:   # no ordinary words: as predict
+        return predictions
+    by_batch: dict[int | None, list[str]] = {}
+    for note_id in predictions:
+        batch = project.note_batch(note_id)
+        by_batch.setdefault(None if batch is None else batch.id, []).append(note_id)
+    out = dict(predictions)
+    for ids in by_batch.values():
+        notes = project.notes(ids)
+        spread = propagation.propagate_spans(notes, [predictions[n.id] for n in notes],
+                                             scope=scope, min_confidence=floor, common=common)
+        out.update({n.id: spans for n, spans in zip(notes, spread)})
+    return out
 
 
 def store_predictions(project: Project, predictions: dict[str, list[Span]],
@@ -96,6 +140,8 @@ def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | N
     if tagger is None:
         tagger, model_version = current_tagger(project)
     predictions = predict_spans(tagger, project, note_ids, progress)
+    predictions = propagate_in_batch(project, predictions,
+                                     propagation_settings(project, tagger, model_version))
     return store_predictions(project, predictions, model_version, progress)
 
 
@@ -229,6 +275,8 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     rest = [i for i in picked if i not in ready]
     fresh = predict_spans(the_tagger(), project, rest, progress) if rest else {}
     predictions = {i: ready[i] if i in ready else fresh[i] for i in picked}
+    predictions = propagate_in_batch(project, predictions, propagation_settings(
+        project, loaded[0] if loaded else None, model_version))
     if progress is not None:
         progress.check()
     with project.transaction():  # the batch and its pre-annotation: all or nothing

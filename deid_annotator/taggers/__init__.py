@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DeidError
+from . import propagation
 from .base import Tagger, read_manifest
 
 #: name -> "module:Class", imported on first use.
@@ -49,13 +50,14 @@ def tagger_class(name: str) -> type[Tagger]:
 
 def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
     """The options (not None) that tagger ``cls`` takes: those of its module's ``DEFAULTS``
-    table when it has one (crf, bilstm-crf), else its constructor's named parameters; a
+    table when it has one (crf, bilstm-crf; with the propagation options every tagger
+    shares), else its constructor's named parameters; a
     constructor taking ``**options`` without such a table gets them all. Lets callers
     offer common options (device, seed, max_epochs) to any tagger."""
     options = {k: v for k, v in options.items() if v is not None}
     known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
     if isinstance(known, dict):
-        return {k: v for k, v in options.items() if k in known}
+        return {k: v for k, v in options.items() if k in known or k in propagation.DEFAULTS}
     params = inspect.signature(cls.__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return options

@@ -2,6 +2,10 @@
 MASK's NER plugins do): ``fit`` on notes with gold spans, ``predict`` spans with
 confidences, ``save`` to and ``load`` from a model directory.
 
+A tagger implements ``fit`` (which ends with :meth:`Tagger.learn_common_words`),
+``_predict`` (its own spans) and the two state hooks; ``predict`` adds the propagation
+every tagger shares (:mod:`.propagation`).
+
 A model directory holds ``model.json`` (the manifest: tagger name, label set,
 tokenizer settings, language, package versions, training-data summary) next to
 whatever files the tagger writes itself. Saving is atomic: a half-written model
@@ -24,6 +28,7 @@ from .. import __version__
 from ..corpus import Note, Span
 from ..errors import DeidError, ModelError
 from ..progress import Progress
+from . import propagation
 
 MANIFEST = "model.json"
 #: Bump when a model directory's layout changes incompatibly.
@@ -56,12 +61,15 @@ def _package_versions() -> dict[str, str]:
 
 def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any],
                   also: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """``defaults`` updated with ``options``; an option not in ``defaults`` (nor ``also``) is a
-    DeidError naming the tagger and the options it knows (a typo never passes silently)."""
+    """``defaults`` (over those of the options every tagger shares, :mod:`.propagation`),
+    updated with ``options``; an option in neither (nor in ``also``) is a DeidError naming
+    the tagger and the options it knows (a typo never passes silently)."""
+    defaults = {**propagation.DEFAULTS, **defaults}
     unknown = set(options) - set(defaults) - also
     if unknown:
         raise DeidError(f"{tagger} tagger: unknown option(s) {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(defaults)}")
+    propagation.check_options(tagger, options)
     return {**defaults, **options}
 
 
@@ -77,7 +85,8 @@ def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:
 
 
 class Tagger(ABC):
-    """Base class of PHI taggers. Subclasses set ``name`` and implement the four hooks."""
+    """Base class of PHI taggers. Subclasses set ``name`` and implement ``fit``,
+    ``_predict``, ``_save_state`` and ``_load_state``."""
 
     name: ClassVar[str] = ""
     #: Whether ``fit`` learns anything (``rules`` does not: it works on a first batch).
@@ -88,15 +97,34 @@ class Tagger(ABC):
         self.options = dict(options)
         self.labels: list[str] = []
         self.training: dict[str, Any] = {}
+        #: words the training notes use outside PHI: never copied alone (:mod:`.propagation`)
+        self.common_words: frozenset[str] = frozenset()
 
     # -- the interface -------------------------------------------------------
     @abstractmethod
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "Tagger":
         """Learn from ``notes`` and their gold spans. Returns self."""
 
-    @abstractmethod
     def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
-        """For each note, its predicted spans (``source`` = tagger name, ``confidence`` in [0, 1])."""
+        """For each note, its predicted spans (``source`` = tagger name, ``confidence`` in
+        [0, 1]): the tagger's own, and their strings where they recur among the same
+        patient's notes (:mod:`.propagation`, options ``propagate`` and
+        ``propagate_min_confidence``)."""
+        notes = list(notes)
+        predictions = self._predict(notes, progress)
+        scope, floor = propagation.settings(self.options)
+        if not self.common_words:   # never fitted (or saved before propagation): copy nothing
+            return predictions
+        return propagation.propagate_spans(notes, predictions, scope=scope, min_confidence=floor,
+                                           common=self.common_words)
+
+    def learn_common_words(self, notes: Sequence[Note]) -> None:
+        """Remember the words ``notes`` use outside PHI (each ``fit`` calls it)."""
+        self.common_words = propagation.common_words(notes)
+
+    @abstractmethod
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+        """The tagger's own spans for each note, before propagation."""
 
     def save(self, directory: str | Path) -> Path:
         """Write the model to ``directory`` atomically (replacing an older model there)."""
@@ -106,6 +134,8 @@ class Tagger(ABC):
         try:
             os.chmod(tmp, 0o700)  # vocabularies can hold PHI (names)
             self._save_state(tmp)
+            if self.common_words:
+                propagation.write_common_words(tmp, self.common_words)
             manifest = {
                 "format_version": MODEL_FORMAT_VERSION,
                 "tagger": self.name,
@@ -144,6 +174,7 @@ class Tagger(ABC):
         tagger._tokenizer_settings = manifest.get("tokenizer")
         try:
             tagger._load_state(directory, manifest)
+            tagger.common_words = propagation.read_common_words(directory)
         except ModelError:
             raise
         except Exception as exc:  # corrupt files: say which directory, not a traceback

@@ -391,10 +391,11 @@ class CrfTagger(Tagger):
             summary["word_clusters"] = {"words": len(self._clusters),
                                         "sizes": list(self._clusters.sizes)}
         self.training = summary
+        self.learn_common_words(notes)
         return self
 
     # -- prediction -----------------------------------------------------------------
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         self._require_model()
         out: list[list[Span]] = []
         notes = list(notes)

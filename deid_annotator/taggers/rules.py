@@ -590,6 +590,7 @@ class RulesTagger(Tagger):
         self.training = training_summary(notes, time.perf_counter() - started)
         self.training["rule_keys"] = {k: dict((str(lab), c) for lab, c in v.items())
                                       for k, v in sorted(stats.items()) if "." in k}
+        self.learn_common_words(notes)
         return self
 
     def label_for(self, key: str) -> tuple[str | None, float | None]:
@@ -615,7 +616,7 @@ class RulesTagger(Tagger):
         return _category(key), None
 
     # -- predict ------------------------------------------------------------------------
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         out: list[list[Span]] = []
         notes = list(notes)
         for k, note in enumerate(notes):

@@ -275,6 +275,7 @@ class StackedTagger(Tagger):
             "members": {m.name: m.training for m in members},
         })
         self.training = summary
+        self.learn_common_words(notes)
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -317,7 +318,7 @@ class StackedTagger(Tagger):
                         for c, p in zip(cands, probs)])
         return out
 
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         threshold = self.options["threshold"] or 0.0
         return [merge_union([[s for s in spans if s.confidence >= threshold]], self.name)
                 for spans in self.predict_candidates(notes, progress)]

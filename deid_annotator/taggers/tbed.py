@@ -132,10 +132,11 @@ class TbedTagger(Tagger):
             "learning_seconds": round(time.perf_counter() - learn_started, 3),
         })
         self.training = summary
+        self.learn_common_words(notes)
         return self
 
     # -- prediction ---------------------------------------------------------------------------
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         if not self.labels:
             raise ModelError("the tbed tagger has not been trained or loaded; fit() or load() "
                              "it first")

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ..corpus import Note, Span
 from ..errors import ModelError
 from ..progress import Progress
-from . import create_tagger, register
+from . import create_tagger, propagation, register
 from .base import Tagger
 
 DEFAULT_MEMBERS = ("crf", "bilstm-crf")
@@ -42,6 +42,8 @@ class UnionTagger(Tagger):
     name = "union"
 
     def __init__(self, lang: str = "en", members: Sequence[str] = DEFAULT_MEMBERS, **options: Any):
+        options = {**propagation.DEFAULTS, **options}
+        propagation.check_options(self.name, options)
         super().__init__(lang=lang, members=list(members), **options)
         self.members: list[Tagger] = [create_tagger(name, lang, **options) for name in members]
 
@@ -52,6 +54,7 @@ class UnionTagger(Tagger):
         union.members = list(members)
         union.labels = sorted({label for m in members for label in m.labels})
         union.training = {m.name: m.training for m in members}
+        union.common_words = frozenset().union(*(m.common_words for m in members))
         return union
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "UnionTagger":
@@ -59,9 +62,10 @@ class UnionTagger(Tagger):
             member.fit(notes, progress=progress)
         self.labels = sorted({label for m in self.members for label in m.labels})
         self.training = {m.name: m.training for m in self.members}
+        self.learn_common_words(notes)
         return self
 
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         per_member = [m.predict(notes, progress=progress) for m in self.members]
         return [merge_union([p[i] for p in per_member], self.name) for i in range(len(notes))]
 

@@ -314,7 +314,7 @@ class LengthTagger(Tagger):
     def fit(self, notes, progress=None):
         return self
 
-    def predict(self, notes, progress=None):
+    def _predict(self, notes, progress):
         t = self.options["threshold"]
         return [[Span(m.start(), m.end(), "PATIENT", self.name, min(1.0, len(m.group()) / 10))
                  for m in re.finditer(r"[A-Z][a-z]+", n.text) if len(m.group()) / 10 >= t]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import register
 from ..augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
-from ..base import Tagger
+from ..base import Tagger, with_defaults
 from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
@@ -93,10 +93,7 @@ _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "s
 
 
 def _check_options(options: dict[str, Any]) -> None:
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        raise DeidError(f"bilstm-crf: unknown option(s) {', '.join(unknown)}; known: "
-                        f"{', '.join(sorted(DEFAULTS))}")
+    """Values of known options (unknown ones are refused by ``with_defaults``)."""
     for key in _INT_OPTIONS:
         value = options[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -202,7 +199,7 @@ class BiLstmCrfTagger(Tagger):
     trainable = True
 
     def __init__(self, lang: str = "en", **options: Any):
-        options = {**DEFAULTS, **options}
+        options = with_defaults(self.name, options, DEFAULTS)
         _check_options(options)
         super().__init__(lang, **options)
         self._network: BiLstmCrfNetwork | None = None   # torch: made on demand from _weights
@@ -324,6 +321,7 @@ class BiLstmCrfTagger(Tagger):
         if vectors_info is not None:
             vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
             self.training["pretrained_vectors"] = vectors_info
+        self.learn_common_words(notes)
         return self
 
     def _resolve_warm_start(self, warm_start) -> "BiLstmCrfTagger | None":
@@ -540,7 +538,7 @@ class BiLstmCrfTagger(Tagger):
         return network, words, chars, skeleton, tags, labels, summary
 
     # -- prediction -------------------------------------------------------------------
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
         """Spans of each note (source "bilstm-crf"); confidence: the least, over the span's
         tokens, CRF marginal probability of the span's label (B- and I- together)."""
         out: list[list[Span]] = []

@@ -1,0 +1,194 @@
+"""Propagation: a PHI string a tagger found once is marked wherever it recurs among the
+same patient's notes tagged together.
+
+Why: a tagger judges each occurrence by its context, so it finds "Dr. Quintana" and
+misses "son quintana called". A patient's notes share their names, places and
+hospitals; one confident find vouches for the others. Only strings with a letter are
+copied: a number recurs by chance ("3/4" of a date and of a dose), a name rarely does.
+
+A word is not evidence of a name when the training notes use it as an ordinary word:
+"White" found as a clinician's name must not be copied to "white secretions". So a
+tagger remembers the words its training notes use outside PHI in at least
+:data:`COMMON_IN_NOTES` notes (:func:`common_words`, learned by ``fit``, saved with the
+model as ``common_words.txt``, owner-only); a string made only of such words is never
+copied. The words come from the project's own notes, in any language: no list is typed.
+A tagger that knows no such words (never fitted, as the ``rules`` tagger of a project's
+first batch, or saved before propagation existed) copies nothing.
+
+Every tagger's ``predict`` applies it (:meth:`deid_annotator.taggers.base.Tagger.predict`)
+with two options all taggers share:
+
+* ``propagate``: ``"patient"`` (notes with the same ``patient`` in their metadata form a
+  group, a note without one is a group alone), ``"note"`` (each note alone), or
+  ``"none"``. The default is ``"patient"``;
+* ``propagate_min_confidence``: the least confidence of a span whose string is copied
+  (0.5). A copy takes the label and the confidence of the most confident span of its
+  string, so the operating point filters it as it filters the original.
+
+Matching is the exact matching of the editor's "same decision elsewhere"
+(:mod:`deid_annotator.occurrences`): case and runs of white space ignored, at word
+boundaries. A copy never overlaps a span the tagger predicted; a
+longer string is copied before a shorter one inside it.
+
+What is copied depends on which notes are tagged together. The loop's pre-annotation
+therefore predicts with propagation off (:func:`turned_off`) and propagates over each
+batch's notes (:func:`deid_annotator.loop.batches.propagate_in_batch`): a batch gets the
+same spans whether its notes were pre-annotated ahead or when it was made.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Sequence
+
+from ..corpus import Note, Span
+from ..errors import DeidError
+from ..occurrences import find_exact, normalise
+
+SCOPES = ("patient", "note", "none")
+#: A word the training notes use outside PHI in this many notes is an ordinary word.
+COMMON_IN_NOTES = 2
+#: Where a saved model keeps its ordinary words (one per line).
+COMMON_WORDS_FILE = "common_words.txt"
+_WORD = re.compile(r"\w+")
+DEFAULTS: dict[str, Any] = {"propagate": "patient", "propagate_min_confidence": 0.5}
+#: Shorter strings ("Dr", "MD", initials) recur as ordinary words.
+MIN_CHARACTERS = 3
+_UNSET = object()
+
+
+def check_options(tagger: str, options: dict[str, Any]) -> None:
+    """A clear DeidError for a bad ``propagate`` or ``propagate_min_confidence``."""
+    scope = options.get("propagate", DEFAULTS["propagate"])
+    if scope not in SCOPES:
+        raise DeidError(f"{tagger} tagger: option propagate must be one of "
+                        f"{', '.join(SCOPES)}, not {scope!r}")
+    floor = options.get("propagate_min_confidence", DEFAULTS["propagate_min_confidence"])
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) \
+            or not math.isfinite(floor) or not 0.0 <= floor <= 1.0:
+        raise DeidError(f"{tagger} tagger: option propagate_min_confidence must be a number "
+                        f"from 0 to 1, not {floor!r}")
+
+
+def settings(options: Mapping[str, Any] | None) -> tuple[str, float]:
+    """(scope, min_confidence) of a tagger's options; the shared defaults where unset."""
+    options = options or {}
+    return (options.get("propagate", DEFAULTS["propagate"]),
+            float(options.get("propagate_min_confidence", DEFAULTS["propagate_min_confidence"])))
+
+
+@contextmanager
+def turned_off(tagger) -> Iterator[None]:
+    """Let ``tagger`` (and its members) predict without propagation while inside; restored
+    on exit. Call it holding the loop's ``PREDICT_LOCK``: loaded taggers are shared."""
+    changed: list[tuple[dict, Any]] = []
+
+    def switch_off(t) -> None:
+        options = getattr(t, "options", None)
+        if isinstance(options, dict):
+            changed.append((options, options.get("propagate", _UNSET)))
+            options["propagate"] = "none"
+        for member in getattr(t, "members", ()) or ():
+            switch_off(member)
+
+    switch_off(tagger)
+    try:
+        yield
+    finally:
+        for options, own in reversed(changed):
+            if own is _UNSET:
+                options.pop("propagate", None)
+            else:
+                options["propagate"] = own
+
+
+def common_words(notes: Iterable[Note], min_notes: int = COMMON_IN_NOTES) -> frozenset[str]:
+    """The words (lower case) that at least ``min_notes`` of ``notes`` use outside their
+    gold spans."""
+    counts: Counter[str] = Counter()
+    for note in notes:
+        spans = sorted((s.start, s.end) for s in note.spans)
+        outside, k = set(), 0
+        for match in _WORD.finditer(note.text):
+            while k < len(spans) and spans[k][1] <= match.start():
+                k += 1
+            if k < len(spans) and spans[k][0] < match.end():
+                continue                          # inside (or cut by) a gold span
+            outside.add(match.group().lower())
+        counts.update(outside)
+    return frozenset(w for w, n in counts.items() if n >= min_notes)
+
+
+def write_common_words(directory: Path, words: AbstractSet[str]) -> None:
+    """Save ``words`` into a model directory, owner-only (they come from notes with PHI)."""
+    fd = os.open(directory / COMMON_WORDS_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("".join(f"{w}\n" for w in sorted(words)))
+
+
+def read_common_words(directory: Path) -> frozenset[str]:
+    """The words saved by :func:`write_common_words` (none when the file is absent)."""
+    path = Path(directory) / COMMON_WORDS_FILE
+    if not path.is_file():
+        return frozenset()
+    return frozenset(w for w in path.read_text(encoding="utf-8").split("\n") if w)
+
+
+def _ordinary(value: str, common: AbstractSet[str]) -> bool:
+    words = _WORD.findall(value.lower())
+    return bool(words) and all(w in common for w in words)
+
+
+def _groups(notes: Sequence[Note], scope: str) -> list[list[int]]:
+    groups: dict[object, list[int]] = defaultdict(list)
+    for k, note in enumerate(notes):
+        patient = note.patient if scope == "patient" else None
+        groups[("patient", patient) if patient is not None else ("note", k)].append(k)
+    return list(groups.values())
+
+
+def _copyable(value: str) -> bool:
+    return len(value) >= MIN_CHARACTERS and any(c.isalpha() for c in value)
+
+
+def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]], *,
+                    scope: str = DEFAULTS["propagate"],
+                    min_confidence: float = DEFAULTS["propagate_min_confidence"],
+                    common: AbstractSet[str] = frozenset()) -> list[list[Span]]:
+    """``predictions`` (one list per note) with the copies added; a list that gained copies
+    is sorted by offset. A string made only of ``common`` words is not copied."""
+    out = [list(spans) for spans in predictions]
+    if scope == "none":
+        return out
+    for group in _groups(notes, scope):
+        sources: dict[str, Span] = {}     # the string, normalised -> its most confident span
+        for k in group:
+            text = notes[k].text
+            for span in predictions[k]:
+                value = text[span.start:span.end].strip()
+                if span.confidence is None or span.confidence < min_confidence \
+                        or not _copyable(value) or _ordinary(value, common):
+                    continue
+                best = sources.get(normalise(value))
+                if best is None or span.confidence > best.confidence:
+                    sources[normalise(value)] = span
+        longest_first = sorted(sources.items(), key=lambda item: -len(item[0]))
+        for k in group if sources else ():
+            text, copies = notes[k].text, []
+            for value, source in longest_first:
+                for start, end in find_exact(text, value):
+                    if not any(s.start < end and start < s.end for s in (*out[k], *copies)):
+                        copies.append(Span(start, end, source.label, source.source,
+                                           source.confidence))
+            if copies:
+                out[k] = sorted(out[k] + copies, key=lambda s: (s.start, s.end, s.label))
+    return out
+
+
+__all__ = ["SCOPES", "DEFAULTS", "MIN_CHARACTERS", "COMMON_IN_NOTES", "COMMON_WORDS_FILE",
+           "check_options", "settings", "turned_off", "common_words", "write_common_words",
+           "read_common_words", "propagate_spans"]
