@@ -18,10 +18,13 @@ lever is trained offline and scored on the split's validation notes (binary toke
 - ``crf{...}``: the crf with other options (``--crf-options``, JSON objects), e.g.
   ``'{"augment_copies": 1}'`` for augmented copies of the training notes;
 - ``self-training``: the crf refitted with the pool notes it is surest of (those with a
-  predicted span, lowest token entropy first) as pseudo-gold.
+  predicted span, lowest token entropy first) as pseudo-gold;
+- ``--propagation``: rules, tbed and crf fitted on the loop's picks (and rules and tbed
+  also on all notes to annotate), each scored without propagation and with it
+  (``propagate`` ``none`` / ``patient``), and the loop's own last model both ways.
 
     python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
-                                     [--stacked-betas 0.5,1,2]
+                                     [--stacked-betas 0.5,1,2] [--propagation]
                                      [--crf-options '{"window": 3}' ...] [--work DIR]
 """
 from __future__ import annotations
@@ -110,6 +113,36 @@ def levers(train: list[Note], rest: list[Note], val: list[Note], args) -> list[t
     return rows
 
 
+def propagation_rows(train: list[Note], annotate: list[Note], val: list[Note],
+                     kept: Path) -> list[tuple[str, tuple, float]]:
+    """Each tagger without and with propagation (the same fitted model: only the option
+    changes), and the loop's own last model both ways."""
+    from deid_annotator.loop.models import current_tagger
+    from deid_annotator.taggers.propagation import common_words
+
+    blank = [Note(n.id, n.text, n.meta, []) for n in val]
+    rows = []
+
+    def both(label: str, tagger, seconds: float) -> None:
+        for scope in ("none", "patient"):
+            tagger.options["propagate"] = scope
+            rows.append((f"{label}, propagate {scope}", token_scores(val, tagger.predict(blank)),
+                         seconds))
+
+    with Project.open(kept, read_only=True) as project:
+        loop_model, _version = current_tagger(project)
+    if not loop_model.common_words:   # a model saved before propagation learnt no words
+        loop_model.common_words = common_words(train)
+    both("the loop's last model", loop_model, 0.0)
+    for name, notes, what in (("rules", train, "picks"), ("tbed", train, "picks"),
+                              ("crf", train, "picks"), ("rules", annotate, "all"),
+                              ("tbed", annotate, "all")):
+        started = time.perf_counter()
+        tagger = create_tagger(name).fit(notes)
+        both(f"{name} ({what})", tagger, time.perf_counter() - started)
+    return rows
+
+
 def stacked_by_beta(train: list[Note], val: list[Note], betas: list[float]
                     ) -> list[tuple[str, tuple, float]]:
     """Stacked taggers of several member sets, their threshold chosen on the training CV for
@@ -150,6 +183,8 @@ def main() -> int:
                          "the best CV F-beta for each of these betas (comma-separated)")
     ap.add_argument("--crf-options", nargs="*", default=list(DEFAULT_CRF_OPTIONS))
     ap.add_argument("--pseudo-notes", type=int, default=50)
+    ap.add_argument("--propagation", action="store_true",
+                    help="only the propagation rows (see the module doc)")
     ap.add_argument("--work", type=Path, default=None,
                     help="where the kept loop projects go (owner-only: they hold the notes)")
     args = ap.parse_args()
@@ -176,7 +211,9 @@ def main() -> int:
         print(f"split {seed}: {len(annotate)} notes to annotate, {len(val)} validation notes "
               f"({sum(len(n.spans) for n in val)} PHI); the loop picked {len(train)}"
               + (f", its F1 {loop_f1[seed]:.3f}" if seed in loop_f1 else ""), file=sys.stderr)
-        for name, scores, seconds in levers(train, rest, val, args):
+        rows = (propagation_rows(train, annotate, val, kept) if args.propagation
+                else levers(train, rest, val, args))
+        for name, scores, seconds in rows:
             table.setdefault(name, {})[seed] = (*scores, seconds)
             print(f"  {name:40} P {scores[0]:.3f} R {scores[1]:.3f} F1 {scores[2]:.3f} "
                   f"({seconds:.0f} s)", file=sys.stderr)

@@ -107,17 +107,17 @@ class _Fixed(Tagger):
         pass
 
 
-_SECOND = "Son called again; white sputum, Dr. White."
-TRAINING = [note("t1", "The son called, white secretions."),
-            Note("t2", _SECOND, {"patient": "p0"}, [found(_SECOND, "White")])]
+_SECOND = "Son called again; passed a stone, Dr. Stone."
+TRAINING = [note("t1", "The son called, a stone seen."),
+            Note("t2", _SECOND, {"patient": "p0"}, [found(_SECOND, "Stone")])]
 
 
 def test_words_the_training_notes_use_outside_phi_are_not_copied():
-    assert common_words(TRAINING) == {"son", "called", "white"}   # in 2 notes, outside PHI
+    assert common_words(TRAINING) == {"son", "called", "a", "stone"}   # 2 notes, outside PHI
     assert "dr" not in common_words(TRAINING) and "again" not in common_words(TRAINING)
-    a, b = "Seen by Dr. White and Dr. Quintana.", "white secretions; quintana called"
+    a, b = "Seen by Dr. Stone and Dr. Quintana.", "a stone passed; quintana called"
     notes = [note("a", a), note("b", b)]
-    spans = [[found(a, "White", confidence=0.9), found(a, "Quintana", confidence=0.9)], []]
+    spans = [[found(a, "Stone", confidence=0.9), found(a, "Quintana", confidence=0.9)], []]
     out = texts(notes, propagate_spans(notes, spans, common=common_words(TRAINING)))
     assert out[1] == [("quintana", "NAME", 0.9)]
 

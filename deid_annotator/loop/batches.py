@@ -31,10 +31,10 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..store.preannotations import RULES_VERSION
-from ..taggers import Tagger, propagation, tagger_class
+from ..taggers import Tagger, propagation
 from ..taggers.base import read_manifest
-from .models import (BOOTSTRAP_TAGGER, PREDICT_LOCK, bootstrap_tagger, current_tagger,
-                     load_version, model_directory)
+from .models import (PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version,
+                     model_directory)
 from .selection import (LENGTH_POWER, SAMPLE_LIMIT, active_inputs_digest, candidate_count,
                         check_strategy, sample_pool,
                         select_active, select_active_stored, select_random, select_sequential,
@@ -92,12 +92,12 @@ def propagation_settings(project: Project, tagger: Tagger | None,
                          model_version: int | None) -> tuple[str, float, frozenset[str]]:
     """Scope, least confidence and ordinary words of the tagger that pre-annotates:
     ``tagger``'s when loaded, else those saved with ``model_version`` (no model is
-    loaded), else the bootstrap tagger's (``rules``, before any model)."""
+    loaded). Before any model the unfitted ``rules`` tagger knows no words: no copies."""
     if tagger is not None:
         return (*propagation.settings(getattr(tagger, "options", None)),
                 getattr(tagger, "common_words", frozenset()))
     if model_version is None:
-        return (*propagation.settings(tagger_class(BOOTSTRAP_TAGGER)().options), frozenset())
+        return (*propagation.settings(None), frozenset())
     directory = model_directory(project, model_version)
     return (*propagation.settings(read_manifest(directory).get("options")),
             propagation.read_common_words(directory))

@@ -7,7 +7,7 @@ hospitals; one confident find vouches for the others. Only strings with a letter
 copied: a number recurs by chance ("3/4" of a date and of a dose), a name rarely does.
 
 A word is not evidence of a name when the training notes use it as an ordinary word:
-"White" found as a clinician's name must not be copied to "white secretions". So a
+"Stone" found as a clinician's name must not be copied to "passed a stone". So a
 tagger remembers the words its training notes use outside PHI in at least
 :data:`COMMON_IN_NOTES` notes (:func:`common_words`, learned by ``fit``, saved with the
 model as ``common_words.txt``, owner-only); a string made only of such words is never
