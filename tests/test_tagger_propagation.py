@@ -15,7 +15,7 @@ def note(note_id: str, text: str, patient: str | None = "p1") -> Note:
     return Note(note_id, text, {} if patient is None else {"patient": patient}, [])
 
 
-def found(text: str, value: str, label: str = "NAME", confidence: float = 0.8) -> Span:
+def found(text: str, value: str, label: str = "NAME", confidence: float | None = 0.8) -> Span:
     start = text.index(value)
     return Span(start, start + len(value), label, "crf", confidence)
 
@@ -182,4 +182,26 @@ def test_a_batch_is_propagated_over_its_own_notes(tmp_path):
     tagger.options["propagate"] = "none"                  # the tagger's option is honoured
     refresh_open_batches(project, tagger=tagger, model_version=None)
     assert names(first) == {"a": [4], "b": []}
+    project.close()
+
+
+def test_the_gold_of_a_patients_annotated_notes_is_proposed_in_the_next_batch(tmp_path):
+    from deid_annotator.corpus import Corpus
+    from deid_annotator.loop.batches import next_batch
+    from deid_annotator.store import Project
+
+    text = "Seen with the son, Mr. Lindqvist; kidney stone."
+    annotated = Note("a", text, {"patient": "p1"}, [found(text, "Lindqvist", "NAME", None),
+                                                     found(text, "stone", "NAME", None)])
+    project = Project.create(tmp_path / "p.db", labels=["NAME"])
+    project.import_corpus(Corpus([annotated]), source="gold")
+    project.import_corpus(Corpus([note("b", "lindqvist called about the stone"),
+                                  note("c", "lindqvist again", "p2")]), source="model")
+    assert [n.id for n in project.gold_notes_of_patients(["p1", "p9"])] == ["a"]
+    tagger = _Fixed().fit(TRAINING)          # finds no name in b or c; "stone" is ordinary
+    batch = next_batch(project, 2, "sequential", tagger=tagger, model_version=None)
+    spans = {bn.note_id: [(s.start, s.end, s.label, s.confidence)
+                          for s in project.spans(bn.note_id, source="model")]
+             for bn in project.batch_notes(batch)}
+    assert spans == {"b": [(0, 9, "NAME", 1.0)], "c": []}     # the same patient only
     project.close()

@@ -12,9 +12,9 @@ version for the notes it picked and predicts only the rest, so with every picked
 stored it runs no model (nor loads one).
 
 A batch's spans are propagated over its notes (:mod:`deid_annotator.taggers.propagation`:
-a string found in one note is marked where it recurs in the same patient's notes of the
-batch) after they are predicted or taken from those stored ahead, so both ways give the
-same spans.
+a string found in one note, or in the gold of the patient's annotated notes, is marked
+where it recurs in the same patient's notes of the batch) after they are predicted or
+taken from those stored ahead, so both ways give the same spans.
 
 Submitting makes a batch's accepted and corrected spans its notes' gold and the batch
 read-only until reopened (the store does it: :func:`submit` and :func:`reopen` are the
@@ -106,8 +106,9 @@ def propagation_settings(project: Project, tagger: Tagger | None,
 def propagate_in_batch(project: Project, predictions: dict[str, list[Span]],
                        settings: tuple[str, float, frozenset[str]]) -> dict[str, list[Span]]:
     """``predictions`` with each string found copied where it recurs in the same patient's
-    notes of the same batch (see :mod:`deid_annotator.taggers.propagation`); notes in no
-    batch yet (a batch being made) count as one batch."""
+    notes of the same batch (see :mod:`deid_annotator.taggers.propagation`), and each gold
+    string of the patient's annotated notes too; notes in no batch yet (a batch being
+    made) count as one batch."""
     scope, floor, common = settings
     if scope == "none" or not common or not predictions:   # no ordinary words: as predict
         return predictions
@@ -118,8 +119,12 @@ def propagate_in_batch(project: Project, predictions: dict[str, list[Span]],
     out = dict(predictions)
     for ids in by_batch.values():
         notes = project.notes(ids)
+        in_batch = set(ids)
+        known = ([n for n in project.gold_notes_of_patients({n.patient for n in notes})
+                  if n.id not in in_batch] if scope == "patient" else [])
         spread = propagation.propagate_spans(notes, [predictions[n.id] for n in notes],
-                                             scope=scope, min_confidence=floor, common=common)
+                                             scope=scope, min_confidence=floor, common=common,
+                                             known=known)
         out.update({n.id: spans for n, spans in zip(notes, spread)})
     return out
 

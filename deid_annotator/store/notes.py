@@ -344,6 +344,18 @@ class NotesMixin:
         """Notes in import order (or in the order of ``note_ids``), with spans of one kind."""
         return self._read_notes(note_ids, spans, None, limit, offset)
 
+    def gold_notes_of_patients(self, patients: Iterable[str]) -> list[Note]:
+        """The gold-annotated notes of these patients (import order), with their gold spans."""
+        wanted = sorted({str(p) for p in patients if p is not None})
+        ids: list[str] = []
+        with self._lock:
+            for first in range(0, len(wanted), 900):
+                part = wanted[first:first + 900]
+                ids += [r[0] for r in self._all(
+                    f"SELECT ext_id FROM notes WHERE gold_at IS NOT NULL AND patient IN "
+                    f"({','.join('?' * len(part))}) ORDER BY id", part)]
+        return self.notes(ids, spans="gold") if ids else []
+
     def corpus(self, source: str | None = "gold", note_ids: Sequence[str] | None = None,
                progress: Progress | None = None) -> Corpus:
         """The project as a :class:`Corpus` for export or training: exact texts and meta,

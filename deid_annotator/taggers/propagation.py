@@ -33,7 +33,9 @@ longer string is copied before a shorter one inside it.
 What is copied depends on which notes are tagged together. The loop's pre-annotation
 therefore predicts with propagation off (:func:`turned_off`) and propagates over each
 batch's notes (:func:`deid_annotator.loop.batches.propagate_in_batch`): a batch gets the
-same spans whether its notes were pre-annotated ahead or when it was made.
+same spans whether its notes were pre-annotated ahead or when it was made. There the gold
+of the same patients' annotated notes is a source too: what annotators marked in a
+patient's earlier notes is proposed in the patient's next batch.
 """
 from __future__ import annotations
 
@@ -158,17 +160,23 @@ def _copyable(value: str) -> bool:
 def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]], *,
                     scope: str = DEFAULTS["propagate"],
                     min_confidence: float = DEFAULTS["propagate_min_confidence"],
-                    common: AbstractSet[str] = frozenset()) -> list[list[Span]]:
+                    common: AbstractSet[str] = frozenset(),
+                    known: Sequence[Note] = ()) -> list[list[Span]]:
     """``predictions`` (one list per note) with the copies added; a list that gained copies
-    is sorted by offset. A string made only of ``common`` words is not copied."""
+    is sorted by offset. A string made only of ``common`` words is not copied. ``known``:
+    notes already annotated (the loop's gold) whose spans are copied too, as sure as can
+    be (confidence 1), and which get no copies themselves."""
     out = [list(spans) for spans in predictions]
     if scope == "none":
         return out
-    for group in _groups(notes, scope):
+    everything = [*notes, *known]
+    found = [*predictions, *([s if s.confidence is not None else s.with_(confidence=1.0)
+                              for s in n.spans] for n in known)]
+    for group in _groups(everything, scope):
         sources: dict[str, Span] = {}     # the string, normalised -> its most confident span
         for k in group:
-            text = notes[k].text
-            for span in predictions[k]:
+            text = everything[k].text
+            for span in found[k]:
                 value = text[span.start:span.end].strip()
                 if span.confidence is None or span.confidence < min_confidence \
                         or not _copyable(value) or _ordinary(value, common):
@@ -178,6 +186,8 @@ def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]]
                     sources[normalise(value)] = span
         longest_first = sorted(sources.items(), key=lambda item: -len(item[0]))
         for k in group if sources else ():
+            if k >= len(notes):
+                continue                          # a known note: it is annotated already
             text, copies = notes[k].text, []
             for value, source in longest_first:
                 for start, end in find_exact(text, value):
