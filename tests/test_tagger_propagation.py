@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from deid_annotator.corpus import Note, Span
-from deid_annotator.errors import DeidError
+from deid_annotator.errors import DeidError, ModelError
 from deid_annotator.taggers import create_tagger, tagger_class
 from deid_annotator.taggers.base import Tagger
 from deid_annotator.taggers.propagation import (COMMON_WORDS_FILE, common_words,
@@ -142,6 +142,9 @@ def test_every_taggers_predict_propagates_and_turned_off_restores_the_option(tmp
     assert (saved / COMMON_WORDS_FILE).stat().st_mode & 0o777 == 0o600
     loaded = _Fixed.load(saved)
     assert loaded.common_words == tagger.common_words and len(loaded.predict(notes)[1]) == 1
+    (saved / COMMON_WORDS_FILE).write_bytes(b"\xff\xfe broken")
+    with pytest.raises(ModelError, match=COMMON_WORDS_FILE):
+        _Fixed.load(saved)
 
 
 def test_defaults_and_bad_values():

@@ -18,10 +18,9 @@ annotator accepted, corrected or rejected, and spans they added, stay as they ar
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable
 
 from ..corpus import Span
 from ..errors import DeidError, ProjectError
@@ -135,30 +134,18 @@ def store_min_confidence(project, value: float | None) -> None:
 
 
 # -- applying it ----------------------------------------------------------------------------------
-@contextmanager
-def decoding_at(tagger, value: float) -> Iterator[None]:
+def decoding_at(tagger, value: float) -> ContextManager[None]:
     """Let ``tagger`` (and its members) decode at ``value`` while inside, where its own
     threshold is higher; restored on exit. Call it holding ``PREDICT_LOCK``: loaded
     taggers are shared in memory."""
-    changed: list[tuple[dict, str, Any]] = []
+    from ..taggers.base import options_set
 
-    def lower(t) -> None:
-        options = getattr(t, "options", None)
-        if isinstance(options, dict):
-            for key in THRESHOLD_OPTIONS:
-                own = options.get(key)
-                if isinstance(own, (int, float)) and not isinstance(own, bool) and value < own:
-                    changed.append((options, key, own))
-                    options[key] = max(value, MIN_DECODING)
-        for member in getattr(t, "members", ()) or ():
-            lower(member)
+    def lowered(options: dict[str, Any]) -> dict[str, float]:
+        return {key: max(value, MIN_DECODING) for key in THRESHOLD_OPTIONS
+                if isinstance(options.get(key), (int, float))
+                and not isinstance(options.get(key), bool) and value < options[key]}
 
-    lower(tagger)
-    try:
-        yield
-    finally:
-        for options, key, own in reversed(changed):
-            options[key] = own
+    return options_set(tagger, lowered)
 
 
 def keep_confident(spans: Iterable[Span], value: float) -> list[Span]:

@@ -21,8 +21,9 @@ import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from .. import __version__
 from ..corpus import Note, Span
@@ -73,6 +74,37 @@ def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any]
     return {**defaults, **options}
 
 
+_UNSET = object()
+
+
+@contextmanager
+def options_set(tagger, values_for: Callable[[dict[str, Any]], Mapping[str, Any]]
+                ) -> Iterator[None]:
+    """Set options of ``tagger`` and of its members while inside (``values_for(options)``
+    says which, for each); restored on exit, an option absent before removed again. Hold
+    the loop's ``PREDICT_LOCK`` around it: loaded taggers are shared in memory."""
+    saved: list[tuple[dict, str, Any]] = []
+
+    def visit(t) -> None:
+        options = getattr(t, "options", None)
+        if isinstance(options, dict):
+            for key, value in values_for(options).items():
+                saved.append((options, key, options.get(key, _UNSET)))
+                options[key] = value
+        for member in getattr(t, "members", ()) or ():
+            visit(member)
+
+    visit(tagger)
+    try:
+        yield
+    finally:
+        for options, key, old in reversed(saved):
+            if old is _UNSET:
+                options.pop(key, None)
+            else:
+                options[key] = old
+
+
 def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:
     """``notes`` as a list, refused with a clear DeidError when there is nothing to learn from."""
     notes = list(notes)
@@ -112,9 +144,9 @@ class Tagger(ABC):
         ``propagate_min_confidence``)."""
         notes = list(notes)
         predictions = self._predict(notes, progress)
-        scope, floor = propagation.settings(self.options)
         if not self.common_words:   # never fitted (or saved before propagation): copy nothing
             return predictions
+        scope, floor = propagation.settings(self.options)
         return propagation.propagate_spans(notes, predictions, scope=scope, min_confidence=floor,
                                            common=self.common_words)
 

@@ -43,12 +43,11 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
-from contextlib import contextmanager
 from pathlib import Path
-from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Sequence
+from typing import AbstractSet, Any, ContextManager, Iterable, Mapping, Sequence
 
 from ..corpus import Note, Span
-from ..errors import DeidError
+from ..errors import DeidError, ModelError
 from ..occurrences import find_exact, normalise
 
 SCOPES = ("patient", "note", "none")
@@ -60,7 +59,6 @@ _WORD = re.compile(r"\w+")
 DEFAULTS: dict[str, Any] = {"propagate": "patient", "propagate_min_confidence": 0.5}
 #: Shorter strings ("Dr", "MD", initials) recur as ordinary words.
 MIN_CHARACTERS = 3
-_UNSET = object()
 
 
 def check_options(tagger: str, options: dict[str, Any]) -> None:
@@ -83,29 +81,12 @@ def settings(options: Mapping[str, Any] | None) -> tuple[str, float]:
             float(options.get("propagate_min_confidence", DEFAULTS["propagate_min_confidence"])))
 
 
-@contextmanager
-def turned_off(tagger) -> Iterator[None]:
+def turned_off(tagger) -> ContextManager[None]:
     """Let ``tagger`` (and its members) predict without propagation while inside; restored
     on exit. Call it holding the loop's ``PREDICT_LOCK``: loaded taggers are shared."""
-    changed: list[tuple[dict, Any]] = []
+    from .base import options_set
 
-    def switch_off(t) -> None:
-        options = getattr(t, "options", None)
-        if isinstance(options, dict):
-            changed.append((options, options.get("propagate", _UNSET)))
-            options["propagate"] = "none"
-        for member in getattr(t, "members", ()) or ():
-            switch_off(member)
-
-    switch_off(tagger)
-    try:
-        yield
-    finally:
-        for options, own in reversed(changed):
-            if own is _UNSET:
-                options.pop("propagate", None)
-            else:
-                options["propagate"] = own
+    return options_set(tagger, lambda options: {"propagate": "none"})
 
 
 def common_words(notes: Iterable[Note], min_notes: int = COMMON_IN_NOTES) -> frozenset[str]:
@@ -137,7 +118,10 @@ def read_common_words(directory: Path) -> frozenset[str]:
     path = Path(directory) / COMMON_WORDS_FILE
     if not path.is_file():
         return frozenset()
-    return frozenset(w for w in path.read_text(encoding="utf-8").split("\n") if w)
+    try:
+        return frozenset(w for w in path.read_text(encoding="utf-8").split("\n") if w)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{path}: the model's ordinary words are unreadable ({exc})") from exc
 
 
 def _ordinary(value: str, common: AbstractSet[str]) -> bool:
