@@ -90,7 +90,9 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
     def tasks() -> Iterator[tuple[int, list[Note]]]:
         nonlocal chunks, resumed, done_notes
         notes = iter_notes(job.in_format, job.source, columns=job.columns)
-        for index, chunk in enumerate(chunked(notes, job.chunk_size, keep_patients=deidentify)):
+        # a patient's adjacent notes stay in one chunk: de-identification's date offset and
+        # surrogates, and a model's propagation, then see all of them together
+        for index, chunk in enumerate(chunked(notes, job.chunk_size, keep_patients=True)):
             chunks = index + 1
             if checkpoint.is_done(index):
                 checkpoint.check_chunk(index, len(chunk), chunk[0].id, chunk[-1].id)
