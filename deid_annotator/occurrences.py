@@ -8,6 +8,7 @@ Offsets are Python code-point offsets into the text as it is.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 SPACE = re.compile(r"\s+")
 
@@ -17,21 +18,26 @@ def normalise(text: str) -> str:
     return SPACE.sub(" ", text.strip()).casefold()
 
 
-def exact_pattern(query: str) -> re.Pattern:
-    """A pattern for ``query``'s exact occurrences; a boundary is required only beside a
-    word character (so "Dr." still matches before a comma)."""
+def _exact_regex(query: str) -> str:
     words = [re.escape(w) for w in SPACE.split(query.strip()) if w]
     body = r"\s+".join(words)
     head = r"(?<!\w)" if query.strip()[:1].isalnum() or query.strip()[:1] == "_" else ""
     tail = r"(?!\w)" if query.strip()[-1:].isalnum() or query.strip()[-1:] == "_" else ""
-    return re.compile(head + body + tail, re.IGNORECASE)
+    return head + body + tail
 
 
-def find_exact(text: str, query: str) -> list[tuple[int, int]]:
-    """(start, end) of every exact occurrence of ``query`` in ``text``, in text order."""
-    if not query.strip():
-        return []
-    return [(m.start(), m.end()) for m in exact_pattern(query).finditer(text)]
+def exact_pattern(query: str) -> re.Pattern:
+    """A pattern for ``query``'s exact occurrences; a boundary is required only beside a
+    word character (so "Dr." still matches before a comma)."""
+    return re.compile(_exact_regex(query), re.IGNORECASE)
 
 
-__all__ = ["SPACE", "normalise", "exact_pattern", "find_exact"]
+def exact_pattern_of_any(queries: Iterable[str]) -> re.Pattern:
+    """One pattern for the exact occurrences of any of ``queries`` (blank ones left out),
+    the longest first where several match at the same place: a text is scanned once
+    however many strings are looked for."""
+    regexes = [_exact_regex(q) for q in sorted(queries, key=len, reverse=True) if q.strip()]
+    return re.compile("|".join(f"(?:{r})" for r in regexes) or r"(?!)", re.IGNORECASE)
+
+
+__all__ = ["SPACE", "normalise", "exact_pattern", "exact_pattern_of_any"]

@@ -48,7 +48,7 @@ from typing import AbstractSet, Any, ContextManager, Iterable, Mapping, Sequence
 
 from ..corpus import Note, Span
 from ..errors import DeidError, ModelError
-from ..occurrences import find_exact, normalise
+from ..occurrences import exact_pattern_of_any, normalise
 
 SCOPES = ("patient", "note", "none")
 #: A word the training notes use outside PHI in this many notes is an ordinary word.
@@ -168,16 +168,22 @@ def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]]
                 best = sources.get(normalise(value))
                 if best is None or span.confidence > best.confidence:
                     sources[normalise(value)] = span
-        longest_first = sorted(sources.items(), key=lambda item: -len(item[0]))
+        words_of = {key: frozenset(_WORD.findall(key)) for key in sources}
         for k in group if sources else ():
             if k >= len(notes):
                 continue                          # a known note: it is annotated already
-            text, copies = notes[k].text, []
-            for value, source in longest_first:
-                for start, end in find_exact(text, value):
-                    if not any(s.start < end and start < s.end for s in (*out[k], *copies)):
-                        copies.append(Span(start, end, source.label, source.source,
-                                           source.confidence))
+            present = set(_WORD.findall(notes[k].text.casefold()))
+            wanted = [key for key, words in words_of.items() if words <= present]
+            if not wanted:                        # the usual case: look no further
+                continue
+            copies = []
+            for match in exact_pattern_of_any(wanted).finditer(notes[k].text):
+                start, end = match.span()
+                source = sources.get(normalise(match.group()))
+                if source is not None and not any(s.start < end and start < s.end
+                                                  for s in (*out[k], *copies)):
+                    copies.append(Span(start, end, source.label, source.source,
+                                       source.confidence))
             if copies:
                 out[k] = sorted(out[k] + copies, key=lambda s: (s.start, s.end, s.label))
     return out
