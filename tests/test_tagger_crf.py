@@ -9,7 +9,7 @@ import pytest
 from deid_annotator.corpus import Note, Span
 from deid_annotator.errors import CancelledError, DeidError, ModelError
 from deid_annotator.progress import Progress
-from deid_annotator.taggers import create_tagger, load_model, tagger_class
+from deid_annotator.taggers import create_tagger, given, load_model, tagger_class
 from deid_annotator.taggers.crf import CrfTagger
 from deid_annotator.taggers.features import is_phi_match
 
@@ -216,6 +216,16 @@ def test_viterbi_only_decoding(trained, tmp_path):
     viterbi.options["threshold"] = None
     text = "Seen by Dr. Zimmerman on 3/14.\n"
     assert {text[s.start:s.end] for s in viterbi.predict([Note("x", text)])[0]} >= {"Zimmerman"}
+
+
+def test_an_explicit_none_option_reaches_the_tagger():
+    # threshold None (Viterbi only) is a value, not "not given": the registry passes it on,
+    # and union members get it too; only unset command-line flags are dropped (given)
+    assert create_tagger("crf", threshold=None).options["threshold"] is None
+    union = create_tagger("union", members=["crf"], threshold=None, max_iterations=5)
+    assert union.members[0].options["threshold"] is None
+    assert given({"seed": None, "device": "cpu"}) == {"device": "cpu"}
+    assert create_tagger("crf", **given({"threshold": None})).options["threshold"] == 0.15
 
 
 def test_cancel_during_feature_extraction():

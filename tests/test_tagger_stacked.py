@@ -19,7 +19,7 @@ from deid_annotator.taggers.stacked import CLASSIFIER_FILE, StackedTagger
 from deid_annotator.taggers.stacking_candidates import MARGINAL_SOURCE, find_candidates
 from deid_annotator.taggers.stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from deid_annotator.taggers.stacking_members import (MemberOutput, cross_validated_outputs,
-                                                      patient_folds)
+                                                      member_options, patient_folds)
 from deid_annotator.tokenization import Tokenizer
 
 TEXT = "Seen by Dr John Smith today.\nSmith aware, wife Mary at 555-1234."
@@ -170,6 +170,13 @@ def test_bad_options_are_clear_errors(options, message):
 
 FAST = {"members": ["rules", "crf"], "folds": 2, "seed": 1, "classifier": "logistic",
         "member_options": {"crf": {"max_iterations": 8}}}
+
+
+def test_members_keep_their_defaults_for_shared_options_left_unset():
+    shared = member_options({"seed": 3, "max_epochs": None, "pretrained_vectors": None,
+                             "member_options": {"crf": {"threshold": None}}}, "crf")
+    assert shared == {"seed": 3, "threshold": None}
+    assert member_options({"max_epochs": None}, "bilstm-crf") == {}
 
 
 @pytest.fixture(scope="module")

@@ -58,16 +58,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
     from ..errors import DeidError
-    from ..taggers import accepted_options, create_tagger, tagger_class
+    from ..taggers import accepted_options, create_tagger, given, tagger_class
 
     vectors = None if args.vectors is None else str(args.vectors)
     if vectors is not None and not accepted_options(tagger_class(args.tagger),
                                                     {"pretrained_vectors": vectors}):
         raise DeidError(f"--vectors: the {args.tagger} tagger does not use pretrained vectors "
                         f"(bilstm-crf and union do)")
-    tagger = create_tagger(args.tagger, args.lang, device=args.device, seed=args.seed,
-                           max_epochs=args.max_epochs, pretrained_vectors=vectors,
-                           propagate=args.propagate)
+    tagger = create_tagger(args.tagger, args.lang, **given(dict(
+        device=args.device, seed=args.seed, max_epochs=args.max_epochs,
+        pretrained_vectors=vectors, propagate=args.propagate)))
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         started = time.perf_counter()

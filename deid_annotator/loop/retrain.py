@@ -43,7 +43,7 @@ from ..corpus import Corpus
 from ..errors import CancelledError, DeidError
 from ..progress import Progress, ProgressEvent
 from ..store import Project
-from ..taggers import Tagger, accepted_options, tagger_class
+from ..taggers import Tagger, accepted_options, given, tagger_class
 from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
@@ -270,7 +270,7 @@ class RetrainJob:
             cls = tagger_class(name)
             if not cls.trainable:
                 raise DeidError(f"the {name!r} tagger does not learn; choose a trainable tagger")
-            tagger = cls(lang=project.lang, **{**accepted_options(cls, self.hints), **self.options})
+            tagger = cls(lang=project.lang, **{**accepted_options(cls, given(self.hints)), **self.options})
             train, held, why = split_eval_slice(gold.notes, self.eval_share, self.min_gold_notes)
             fit_kwargs: dict[str, Any] = {}
             warm = False

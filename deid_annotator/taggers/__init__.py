@@ -49,12 +49,12 @@ def tagger_class(name: str) -> type[Tagger]:
 
 
 def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
-    """The options (not None) that tagger ``cls`` takes: those of its module's ``DEFAULTS``
-    table when it has one (crf, bilstm-crf; with the propagation options every tagger
-    shares), else its constructor's named parameters; a
-    constructor taking ``**options`` without such a table gets them all. Lets callers
-    offer common options (device, seed, max_epochs) to any tagger."""
-    options = {k: v for k, v in options.items() if v is not None}
+    """The options that tagger ``cls`` takes: those of its module's ``DEFAULTS`` table when
+    it has one (crf, bilstm-crf; with the propagation options every tagger shares), else its
+    constructor's named parameters; a constructor taking ``**options`` without such a table
+    gets them all. Lets callers offer common options (device, seed, max_epochs) to any
+    tagger. A None value is passed on (the crf's ``threshold=None`` means Viterbi only):
+    callers drop their options that were not given (:func:`given`)."""
     known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
     if isinstance(known, dict):
         return {k: v for k, v in options.items() if k in known or k in propagation.DEFAULTS}
@@ -62,6 +62,11 @@ def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, An
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return options
     return {k: v for k, v in options.items() if k in params}
+
+
+def given(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without those left unset (None): command-line flags not given."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def create_tagger(name: str, lang: str = "en", **options) -> Tagger:
@@ -76,5 +81,5 @@ def load_model(directory: str | Path) -> Tagger:
     return tagger_class(manifest["tagger"]).load(directory)
 
 
-__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "accepted_options", "create_tagger",
-           "load_model"]
+__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "accepted_options", "given",
+           "create_tagger", "load_model"]

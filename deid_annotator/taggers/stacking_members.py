@@ -83,8 +83,9 @@ def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np
 def member_options(options: dict[str, Any], name: str) -> dict[str, Any]:
     """The options for member ``name``: the stacked tagger's shared ones (seed, device,
     max_epochs, pretrained_vectors, propagation) overridden by ``member_options[name]``."""
-    shared = {k: options.get(k) for k in ("seed", "device", "max_epochs", "pretrained_vectors",
-                                          "propagate", "propagate_min_confidence")}
+    shared = {k: options[k] for k in ("seed", "device", "max_epochs", "pretrained_vectors",
+                                      "propagate", "propagate_min_confidence")
+              if options.get(k) is not None}   # unset: the member's own default
     return {**shared, **(options.get("member_options") or {}).get(name, {})}
 
 
