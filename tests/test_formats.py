@@ -302,6 +302,21 @@ def test_brat_metadata_file_errors_name_the_file_and_line(tmp_path, line, messag
     assert "deid-annotator-meta.jsonl" in str(caught.value) and "2" in str(caught.value)
 
 
+def test_conll_keeps_the_notes_meta_in_a_comment_line(tmp_path):
+    # CoNLL has no column for the patient; without it splits and propagation would go by note
+    write_corpus("conll", TRICKY, tmp_path / "c.conll")
+    lines = (tmp_path / "c.conll").read_text(encoding="utf-8").split("\n")
+    assert lines[:2] == ["-DOCSTART- 17_1", '# meta = {"patient": "17", "note": "1"}']
+    back = read_corpus("conll", tmp_path / "c.conll")
+    assert [(n.id, n.meta, n.patient) for n in back][:2] == [
+        ("17_1", {"patient": "17", "note": "1"}, "17"), ("17_2", {"patient": "17", "note": "2"}, "17")]
+    # other comment lines before a note's first token are accepted and not kept
+    (tmp_path / "d.conll").write_text("-DOCSTART- a\n# from another tool\n\n# meta = {\"patient\": "
+                                      "\"p9\"}\nSeen\tO\n", encoding="utf-8")
+    note = read_corpus("conll", tmp_path / "d.conll").notes[0]
+    assert (note.text, note.meta) == ("Seen", {"patient": "p9"})
+
+
 def test_conll_rebuilds_text_and_spans_across_sentences(tmp_path):
     corpus = read_corpus("conll", fixture_path(tmp_path, "conll"))
     assert [n.id for n in corpus] == ["a/1", "empty", "b"]

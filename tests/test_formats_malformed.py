@@ -109,6 +109,10 @@ CASES = [
     ("conll", {"c.conll": "-DOCSTART- a\n\nSeen\tO\nLee\tB-CITY\n"}, "c.conll", 4,
      "unknown label 'CITY'", True),
     ("conll", {"c.conll": "-DOCSTART- a\n\nSe en\tO\n"}, "c.conll", 3, "holds whitespace", False),
+    ("conll", {"c.conll": "-DOCSTART- a\n# meta = [1]\nSeen\tO\n"}, "c.conll", 2,
+     "a JSON object", False),
+    ("conll", {"c.conll": "-DOCSTART- a\nSeen\tO\n# meta = {}\n"}, "c.conll", 3,
+     "expected '<token><TAB><tag>'", False),
     ("conll", {"c.conll": b"-DOCSTART- a\r\n\r\nSeen\tO\r\n\xc0\tO\r\n"}, "c.conll", 4, "not UTF-8", False),
 ]
 

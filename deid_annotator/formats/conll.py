@@ -1,11 +1,17 @@
 """``conll``: BIO tags, one file. Layout (every line ends with the file's line break)::
 
     -DOCSTART- <note id>
+    # meta = {"patient": ...}  the note's metadata as JSON, when it has any (optional)
     <blank>
     <token><TAB><tag>        one line per token of a sentence
     <blank>                  after every sentence
     -DOCSTART- <next note id>
     ...
+
+The ``# meta`` line, in the manner of CoNLL-U's comment lines, carries what CoNLL has no
+column for: above all the patient, by which splits, the evaluation slice and propagation
+go. Lines starting with ``# `` before a note's first token are comments; a token line
+always holds a TAB and its token no space, so the two cannot be confused.
 
 Tags are ``O``, ``B-<label>``, ``I-<label>``. Reading rebuilds the text by joining a
 sentence's tokens with single spaces and the sentences with ``"\\n"``; spans come from the
@@ -26,6 +32,7 @@ Round trip (``corpus.meta["conll"]``): ``bom``, ``eol`` (line break), ``pretoken
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import warnings
 from pathlib import Path
@@ -39,6 +46,7 @@ from ._checks import UniqueIds, gold_span, unique_ids_for_writing
 from ._io import encode, most_common, read_text, split_lines, write_file_atomic
 
 DOCSTART = "-DOCSTART- "
+META_COMMENT = "# meta = "
 _BREAK = re.compile(r"\r\n|\r|\n")
 _LABEL = re.compile(r"\S+")
 
@@ -90,6 +98,9 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
         elif not content.strip():
             if builder is not None:
                 builder.end_sentence()
+        elif content.startswith("# ") and builder is not None and not builder.parts:
+            if content.startswith(META_COMMENT):
+                builder.meta = _meta(content[len(META_COMMENT):], path, lineno)
         elif builder is None:
             raise FormatError("expected '-DOCSTART- <note id>' before the first token", path, lineno)
         else:
@@ -102,6 +113,16 @@ def read(path: Path, labels: LabelSet | None = None, progress: Progress | None =
     return Corpus(notes, {"conll": meta})
 
 
+def _meta(value: str, path: Path, line: int) -> dict:
+    try:
+        meta = json.loads(value)
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict):
+        raise FormatError('expected "# meta = {...}" (a JSON object)', path, line)
+    return meta
+
+
 class _NoteBuilder:
     """Collects one note's token lines into text and spans."""
 
@@ -112,6 +133,7 @@ class _NoteBuilder:
         self.in_sentence = False
         self.open: list | None = None     # [start, end, label, line] of the span being read
         self.spans: list[tuple[int, int, str, int]] = []
+        self.meta: dict = {}
 
     def add(self, content: str, line: int) -> None:
         fields = content.split("\t")
@@ -155,7 +177,7 @@ class _NoteBuilder:
         text = "".join(self.parts)
         spans = [gold_span(text, s, e, label, labels, self.path, line, self.note_id)
                  for s, e, label, line in self.spans]
-        return Note(self.note_id, text, {}, spans)
+        return Note(self.note_id, text, self.meta, spans)
 
 
 def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
@@ -181,7 +203,10 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
             tokens = tokenizer(note.text)
         tags, note_problems = spans_to_bio(tokens, note.spans)
         problems += [(note.id, text) for text in _describe(tokens, note_problems)]
-        parts += [DOCSTART, note.id, eol, eol]
+        parts += [DOCSTART, note.id, eol]
+        if note.meta:
+            parts += [META_COMMENT, _meta_json(note), eol]
+        parts.append(eol)
         for sentence in _sentences(note.text, tokens):
             for k in sentence:
                 parts += [tokens[k].text, "\t", tags[k], eol]
@@ -190,6 +215,13 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
     if problems:
         warnings.warn(AlignmentWarning(problems), stacklevel=3)
     write_file_atomic(path, encode("".join(parts), meta.get("bom", False), str(path)))
+
+
+def _meta_json(note: Note) -> str:
+    try:
+        return json.dumps(note.meta, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise FormatError(f"note {note.id!r}: its meta cannot be written as JSON ({exc})") from None
 
 
 def _given_tokens(text: str) -> list[Token] | None:
