@@ -8,7 +8,7 @@ temporary work folder (never in the repository: the notes are real), runs the re
 annotated) and writes one PNG comparing the strategies' curves.
 
     python benchmarks/bootstrap.py [--strategies sequential,random,active] [--tagger crf]
-                                   [--batch-size 20] [--batches 10] [--seed 13]
+                                   [--batch-size 10] [--batches 20] [--seed 13]
                                    [--out DIR] [--tagger-option max_iterations=100]
                                    [--word-clusters]
 
@@ -107,8 +107,8 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--strategies", default="sequential,random,active")
     ap.add_argument("--tagger", default="crf")
-    ap.add_argument("--batch-size", type=int, default=20)
-    ap.add_argument("--batches", type=int, default=10)
+    ap.add_argument("--batch-size", type=int, default=10)
+    ap.add_argument("--batches", type=int, default=20)
     ap.add_argument("--test-share", type=float, default=0.2, help="share of patients held out")
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the loop")
     ap.add_argument("--out", type=Path, default=None, help="where the CSVs, PNGs and table go")

@@ -19,17 +19,21 @@ lever is trained offline and scored on the split's validation notes (binary toke
   ``'{"augment_copies": 1}'`` for augmented copies of the training notes;
 - ``self-training``: the crf refitted with the pool notes it is surest of (those with a
   predicted span, lowest token entropy first) as pseudo-gold;
+- ``--curves``: only each loop's learning curve (token P/R/F1 after every batch), e.g. to
+  compare batch sizes at equal notes annotated;
 - ``--propagation``: rules, tbed and crf fitted on the loop's picks (and rules and tbed
   also on all notes to annotate), each scored without propagation and with it
   (``propagate`` ``none`` / ``patient``), and the loop's own last model both ways.
 
     python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
-                                     [--stacked-betas 0.5,1,2] [--propagation]
+                                     [--stacked-betas 0.5,1,2] [--propagation] [--curves]
+                                     [--batch-size 20] [--batches 10]
                                      [--crf-options '{"window": 3}' ...] [--work DIR]
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 import tempfile
@@ -63,6 +67,12 @@ def token_scores(gold: list[Note], predictions) -> tuple[float, float, float]:
     pred = Corpus([Note(n.id, n.text, n.meta, list(p)) for n, p in zip(gold, predictions)])
     t = evaluate(Corpus(gold), pred).token
     return t.precision, t.recall, t.f1
+
+
+def read_curve(path: Path) -> list[dict[str, str]]:
+    """The rows of a loop's ``learning_curve.csv``."""
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
 
 
 def picked_notes(project_path: Path, notes_by_id: dict[str, Note]) -> list[Note]:
@@ -185,6 +195,8 @@ def main() -> int:
     ap.add_argument("--pseudo-notes", type=int, default=50)
     ap.add_argument("--propagation", action="store_true",
                     help="only the propagation rows (see the module doc)")
+    ap.add_argument("--curves", action="store_true",
+                    help="only the loops' learning curves (token F1 after each batch)")
     ap.add_argument("--work", type=Path, default=None,
                     help="where the kept loop projects go (owner-only: they hold the notes)")
     args = ap.parse_args()
@@ -206,6 +218,11 @@ def main() -> int:
                               out_dir=work / f"split-{seed}", seed=13, keep_project=kept,
                               workdir=work)
             loop_f1[seed] = result.rows[-1].f1
+        if args.curves:
+            for row in read_curve(work / f"split-{seed}" / "learning_curve.csv"):
+                table.setdefault(f"after {row['notes_annotated']} notes", {})[seed] = (
+                    float(row["precision"]), float(row["recall"]), float(row["f1"]), 0.0)
+            continue
         train = picked_notes(kept, {n.id: n for n in annotate})
         rest = [n for n in annotate if n.id not in {t.id for t in train}]
         print(f"split {seed}: {len(annotate)} notes to annotate, {len(val)} validation notes "

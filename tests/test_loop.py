@@ -116,6 +116,50 @@ def test_active_without_signal_is_max_min_diversity():
     assert sorted(picked) == [0, 3, 4]
 
 
+def _patient_note(note_id: str, text: str, patient: str | None) -> Note:
+    return Note(note_id, text, {} if patient is None else {"patient": patient})
+
+
+def test_diversity_counts_the_annotated_notes_and_the_patients():
+    texts = ["son quintana called about the plan", "wife lindqvist visited in the evening",
+             "transfer to lakeview rehab tomorrow", "seen by dr stone for the fracture"]
+    scores = np.array([1.0, 0.98, 0.97, 0.96])
+    # without references the most uncertain goes first
+    assert diverse_top(scores, texts, 2)[0] == 0
+    # a candidate like a note already annotated goes after one unlike anything annotated
+    annotated = [_patient_note("g1", "son quintana called about the plan again", "p9")]
+    assert diverse_top(scores, texts, 2, references=annotated)[0] != 0
+    # the same patient as an annotated note counts as closer: the most uncertain note loses
+    # its place when an annotated note is of its patient (p1), though their texts share nothing
+    groups = ["p1", "p2", "p3", "p4"]
+    far = [_patient_note("g2", "nothing common whatsoever", "p1")]
+    assert diverse_top(scores, texts, 1, references=far) == [0]
+    assert diverse_top(scores, texts, 1, groups=groups, references=far) == [1]
+    # within a batch too: a second note of a patient comes after other patients' notes
+    unrelated = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"]
+    assert diverse_top(np.ones(4), unrelated, 2, groups=["p1", "p1", "p2", "p3"]) == [0, 2]
+    # notes without a patient are each their own group; a reference without one matches none
+    none_ref = [_patient_note("g3", "kappa lambda", None)]
+    assert diverse_top(np.ones(4), unrelated, 2, groups=[None, "p1", None, None],
+                       references=none_ref) == [0, 1]
+
+
+def test_diversity_references_are_the_gold_and_open_batches_notes_capped(project, monkeypatch):
+    from deid_annotator.loop import batches as batches_module
+
+    assert batches_module.diversity_references(project) == []
+    first = next_batch(project, 5, "sequential")
+    open_ids = [bn.note_id for bn in project.batch_notes(first)]
+    assert batches_module.diversity_references(project) == open_ids
+    correct_to_gold(project, first, project.gold)
+    submit(project, first, ANNOTATOR)
+    second = next_batch(project, 5, "sequential")
+    refs = batches_module.diversity_references(project)
+    assert refs == open_ids + [bn.note_id for bn in project.batch_notes(second)]
+    monkeypatch.setattr(batches_module, "REFERENCE_LIMIT", 4)
+    assert batches_module.diversity_references(project) == [refs[0], refs[2], refs[5], refs[7]]
+
+
 def test_active_samples_big_pools(project):
     ids = project.unannotated_note_ids()
     seen = []

@@ -6,7 +6,8 @@ import pytest
 
 from deid_annotator.loop import RetrainJob, next_batch, preannotate_ahead, rollback, submit
 from deid_annotator.loop import batches as batches_module
-from deid_annotator.loop.batches import predict_spans, preannotation_conditions
+from deid_annotator.loop.batches import (diversity_references, predict_spans,
+                                         preannotation_conditions)
 from deid_annotator.loop.lookahead import AHEAD_BATCH_SIZE, ahead_note_ids, preannotate_first_batch
 from deid_annotator.loop.models import load_version
 from deid_annotator.loop.selection import (active_candidates, active_inputs_digest, candidate_count,
@@ -30,8 +31,8 @@ def tfidf_calls(monkeypatch):
     from deid_annotator.loop import selection
 
     calls = []
-    real = selection.tfidf_similarity
-    monkeypatch.setattr(selection, "tfidf_similarity", lambda texts: calls.append(len(texts)) or real(texts))
+    real = selection.tfidf_vectors
+    monkeypatch.setattr(selection, "tfidf_vectors", lambda texts: calls.append(len(texts)) or real(texts))
     return calls
 
 
@@ -124,15 +125,22 @@ def test_ahead_covers_the_next_batch_of_every_offered_size(tmp_path, predicted):
 def test_an_active_pick_made_ahead_serves_only_the_same_inputs(tmp_path, tfidf_calls):
     project, result = annotated(tmp_path / "p.db")
     scores, signal = project.uncertainty_scores(result.version, measure="entropy", length_power=0.5)
-    expected = select_active_stored(scores, signal, 10, project.notes).note_ids
-    assert project.stored_batch_pick(result.version, active_inputs_digest(scores, 10)) == expected
+    references = diversity_references(project)     # the 10 gold notes
+    expected = select_active_stored(scores, signal, 10, project.notes,
+                                    references=project.notes(references)).note_ids
+    assert len(references) == 10 and project.stored_batch_pick(
+        result.version, active_inputs_digest(scores, 10, references=references)) == expected
+    assert project.stored_batch_pick(result.version, active_inputs_digest(scores, 10)) is None
     # a batch made by hand takes the top candidate: other inputs, so the pick is made now
-    project.create_batch([active_candidates(scores, 10)[0][0]], "by hand")
+    hand = active_candidates(scores, 10)[0][0]
+    project.create_batch([hand], "by hand")
+    assert diversity_references(project) == references + [hand]   # an open batch's note too
     scores, signal = project.uncertainty_scores(result.version, measure="entropy", length_power=0.5)
-    expected = select_active_stored(scores, signal, 10, project.notes).note_ids
+    expected = select_active_stored(scores, signal, 10, project.notes,
+                                    references=project.notes(references + [hand])).note_ids
     tfidf_calls.clear()
     b = next_batch(project, 10, "active")
-    assert [bn.note_id for bn in project.batch_notes(b)] == expected and tfidf_calls == [40]
+    assert [bn.note_id for bn in project.batch_notes(b)] == expected and tfidf_calls == [40 + 11]
     project.close()
 
 

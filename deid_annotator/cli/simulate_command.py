@@ -36,8 +36,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="the annotated notes to draw batches from (their gold plays the annotator)")
     p.add_argument("--eval-corpus", required=True, type=Path,
                    help="annotated notes to score each model on (same format; other patients)")
-    p.add_argument("--batch-size", type=int, default=20, help="notes per batch (default 20)")
-    p.add_argument("--batches", type=int, default=10, help="number of batches (default 10)")
+    # The app's default batch and Hanauer et al.'s protocol: 20 batches of 10 notes.
+    p.add_argument("--batch-size", type=int, default=10, help="notes per batch (default 10)")
+    p.add_argument("--batches", type=int, default=20, help="number of batches (default 20)")
     p.add_argument("--strategy", default="sequential", choices=STRATEGIES, metavar="S",
                    help=f"batch selection: one of {', '.join(STRATEGIES)} (default sequential)")
     p.add_argument("--tagger", default=DEFAULT_TAGGER, choices=tagger_names(), metavar="T",

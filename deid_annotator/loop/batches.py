@@ -35,7 +35,8 @@ from ..taggers import Tagger, propagation
 from ..taggers.base import read_manifest
 from .models import (PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version,
                      model_directory)
-from .selection import (LENGTH_POWER, SAMPLE_LIMIT, active_inputs_digest, candidate_count,
+from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, active_inputs_digest,
+                        candidate_count,
                         check_strategy, sample_pool,
                         select_active, select_active_stored, select_random, select_sequential,
                         uncertainties)
@@ -156,6 +157,20 @@ def open_batch_notes(project: Project) -> list[str]:
             for bn in project.batch_notes(b.id)]
 
 
+def diversity_references(project: Project) -> list[str]:
+    """The notes the active strategy's diversity compares candidates with: the gold notes and
+    those of open batches (what the model has learnt or will learn from), in import order;
+    at most :data:`~.selection.REFERENCE_LIMIT`, evenly spread, so that a project with many
+    annotated notes costs the same."""
+    ids = project.note_ids(gold=True)
+    known = set(ids)
+    ids += [i for i in open_batch_notes(project) if i not in known]
+    if len(ids) > REFERENCE_LIMIT:
+        step = len(ids) / REFERENCE_LIMIT
+        ids = [ids[int(k * step)] for k in range(REFERENCE_LIMIT)]
+    return ids
+
+
 def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
                          model_version: int | None = None, progress: Progress | None = None) -> int:
     """Pre-annotate the open batches' notes again (after a retrain): their pending model
@@ -261,19 +276,23 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     else:
         power = LENGTH_POWER if length_power is None else length_power
         stored = _stored_scores(project, model_version, size, len(pool), measure, power)
-        ahead = (project.stored_batch_pick(model_version, active_inputs_digest(stored[0], size))
-                 if stored is not None and use_stored else None)
+        references = diversity_references(project)
+        ahead = (project.stored_batch_pick(model_version, active_inputs_digest(
+            stored[0], size, references=references)) if stored is not None and use_stored
+            else None)
         if ahead is not None:   # picked ahead from these very inputs (no TF-IDF now)
             picked = ahead
         elif stored_only:
             raise NotStoredAheadError("the next active batch was not picked ahead")
         elif stored is not None:
-            picked = select_active_stored(*stored, size, lambda ids: project.notes(ids)).note_ids
+            picked = select_active_stored(*stored, size, lambda ids: project.notes(ids),
+                                          references=project.notes(references)).note_ids
         else:
             picked = select_active(pool, size, the_tagger(), lambda ids: project.notes(ids),
                                    seed=seed, batch_number=number, measure=measure,
                                    progress=progress, sample_limit=sample_limit,
-                                   length_power=power).note_ids
+                                   length_power=power,
+                                   references=project.notes(references)).note_ids
     report(progress, "pre-annotate", 0, len(picked), f"batch {number}")
     key = preannotation_conditions(project, model_version) if use_stored else None
     ready = project.stored_preannotations(*key, picked) if key is not None else {}

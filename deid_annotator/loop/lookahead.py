@@ -36,7 +36,7 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
-from .batches import BATCH_SIZES, predict_spans, preannotation_conditions
+from .batches import BATCH_SIZES, diversity_references, predict_spans, preannotation_conditions
 from .models import bootstrap_tagger
 from .selection import (LENGTH_POWER, STRATEGIES, active_inputs_digest, candidate_count,
                         check_strategy, select_active_stored, select_random, select_sequential)
@@ -99,11 +99,15 @@ def pick_active_ahead(project: Project, model_version: int, *, batch_size: int =
     scores, signal = project.uncertainty_scores(model_version, measure=measure,
                                                 length_power=length_power)
     pool_size = len(project.unannotated_pool())
+    references = diversity_references(project)
+    reference_notes: list = []
     picks = {}
     for size in sorted({*(s for s in BATCH_SIZES if s <= batch_size), batch_size} - {0}):
         if scores and len(scores) >= candidate_count(size, pool_size):   # as next_batch decides
-            picks[active_inputs_digest(scores, size)] = select_active_stored(
-                scores, signal, size, lambda ids: project.notes(ids)).note_ids
+            reference_notes = reference_notes or project.notes(references)
+            picks[active_inputs_digest(scores, size, references=references)] = \
+                select_active_stored(scores, signal, size, lambda ids: project.notes(ids),
+                                     references=reference_notes).note_ids
     return picks
 
 

@@ -31,12 +31,16 @@ Every strategy draws only from the pool of notes in no batch and without gold
     retrain slower; the mean (power 1) favours short notes with one doubtful token.
 
     The :data:`CANDIDATE_FACTOR` x N most uncertain notes are candidates; the batch is
-    picked from them greedily: first the most uncertain, then each time the candidate
-    maximising ``(1 - diversity) * u + diversity * d``, where ``u`` is its uncertainty
-    divided by the highest among the candidates and ``d`` its smallest TF-IDF cosine distance
-    to the notes picked so far (scikit-learn). A batch is thus not N copies of one
-    template. Without any uncertainty signal (all scores equal) it is pure max-min
-    diversity sampling.
+    picked from them greedily: each time the candidate maximising
+    ``(1 - diversity) * u + diversity * d``, where ``u`` is its uncertainty divided by the
+    highest among the candidates and ``d`` its smallest TF-IDF cosine distance
+    (scikit-learn) to the notes picked so far **and to the notes already annotated or in
+    a batch** (the references: :func:`.batches.diversity_references`; at most
+    :data:`REFERENCE_LIMIT`). Two notes of the same patient count as closer
+    (:data:`SAME_PATIENT_DISTANCE`): they share names, places and phrasing. A batch is thus
+    not N copies of one template, nor more of what the model has already learnt from.
+    Without references the first pick is the most uncertain note. Without any uncertainty
+    signal (all scores equal) it is pure max-min diversity sampling.
 """
 from __future__ import annotations
 
@@ -62,6 +66,12 @@ CANDIDATE_FACTOR = 4
 DIVERSITY = 0.5
 #: A note's summed uncertainty is divided by (its tokens) ** LENGTH_POWER.
 LENGTH_POWER = 0.5
+#: The TF-IDF distance between two notes of the same patient is multiplied by this.
+#: Measured on three validation splits (README): with it and the annotated notes as
+#: references, the loop's F1 after 200 notes rose on every split.
+SAME_PATIENT_DISTANCE = 0.5
+#: Annotated notes the diversity step compares candidates with, at most (evenly spread).
+REFERENCE_LIMIT = 2000
 _LN2 = math.log(2.0)
 
 
@@ -160,33 +170,77 @@ def _uncertainties(tagger, notes, measure, progress, length_power) -> tuple[np.n
 
 
 # -- diversity -----------------------------------------------------------------------------
-def tfidf_similarity(texts: Sequence[str]) -> np.ndarray:
-    """Cosine similarities of the texts' TF-IDF vectors (words of 2+ letters, sublinear tf)."""
+def tfidf_vectors(texts: Sequence[str]):
+    """L2-normalised TF-IDF rows of the texts (words of 2+ letters, sublinear tf), or None
+    when they hold no word at all (notes of digits only)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
+    try:
+        return TfidfVectorizer(lowercase=True, sublinear_tf=True,
+                               token_pattern=r"(?u)\b[^\W\d_]{2,}\b").fit_transform(texts)
+    except ValueError:
+        return None
+
+
+def tfidf_similarity(texts: Sequence[str]) -> np.ndarray:
+    """Cosine similarities of the texts' TF-IDF vectors (words of 2+ letters, sublinear tf)."""
     if len(texts) == 0:
         return np.zeros((0, 0))
-    try:
-        matrix = TfidfVectorizer(lowercase=True, sublinear_tf=True,
-                                 token_pattern=r"(?u)\b[^\W\d_]{2,}\b").fit_transform(texts)
-    except ValueError:  # no words at all (notes of digits only)
+    matrix = tfidf_vectors(texts)
+    if matrix is None:
         return np.eye(len(texts))
     return np.asarray((matrix @ matrix.T).todense())
 
 
+def _distances(texts: Sequence[str], groups: Sequence[str | None] | None,
+               references: Sequence[Note]) -> tuple[np.ndarray, np.ndarray | None]:
+    """TF-IDF cosine distances among the candidates, and from each candidate to the
+    references (None without any), same-patient pairs scaled by SAME_PATIENT_DISTANCE."""
+    n = len(texts)
+    if not references:
+        distance = 1.0 - np.clip(tfidf_similarity(texts), 0.0, 1.0)
+        to_refs = None
+    else:
+        matrix = tfidf_vectors(list(texts) + [r.text for r in references])
+        if matrix is None:
+            distance, to_refs = 1.0 - np.eye(n), np.ones((n, len(references)))
+        else:
+            cands = matrix[:n]
+            distance = 1.0 - np.clip(np.asarray((cands @ cands.T).todense()), 0.0, 1.0)
+            to_refs = 1.0 - np.clip(np.asarray((cands @ matrix[n:].T).todense()), 0.0, 1.0)
+    if groups is not None:
+        keys = np.array([g if g is not None else f"\0{k}" for k, g in enumerate(groups)],
+                        dtype=object)   # a note without a patient is its own group
+        distance = np.where(keys[:, None] == keys[None, :], distance * SAME_PATIENT_DISTANCE,
+                            distance)
+        if to_refs is not None:
+            ref_keys = np.array([r.patient for r in references], dtype=object)   # None: no match
+            to_refs = np.where(keys[:, None] == ref_keys[None, :],
+                               to_refs * SAME_PATIENT_DISTANCE, to_refs)
+    return distance, to_refs
+
+
 def diverse_top(scores: np.ndarray, texts: Sequence[str], size: int,
-                diversity: float = DIVERSITY) -> list[int]:
-    """Indexes of ``size`` items picked greedily by uncertainty and max-min TF-IDF distance."""
+                diversity: float = DIVERSITY, groups: Sequence[str | None] | None = None,
+                references: Sequence[Note] = ()) -> list[int]:
+    """Indexes of ``size`` items picked greedily by uncertainty and max-min TF-IDF distance
+    to the items picked and to ``references`` (notes already annotated); ``groups``: the
+    items' patients (None: unknown), see :data:`SAME_PATIENT_DISTANCE`."""
     n = len(scores)
     if size >= n:
         return list(np.argsort(-scores, kind="stable"))
     top = float(scores.max()) if n else 0.0
     u = np.clip(scores / top, 0.0, 1.0) if top > 0 else np.zeros(n)
-    distance = 1.0 - np.clip(tfidf_similarity(texts), 0.0, 1.0)
-    first = int(np.argmax(scores))
-    picked = [first]
-    nearest = distance[:, first].copy()
+    distance, to_refs = _distances(texts, groups, references)
     taken = np.zeros(n, dtype=bool)
+    if to_refs is None:
+        first = int(np.argmax(scores))
+        nearest = distance[:, first].copy()
+    else:
+        nearest = to_refs.min(axis=1)
+        first = int(np.argmax((1.0 - diversity) * u + diversity * nearest))
+        nearest = np.minimum(nearest, distance[:, first])
+    picked = [first]
     taken[first] = True
     while len(picked) < size:
         value = (1.0 - diversity) * u + diversity * nearest
@@ -223,18 +277,19 @@ def sample_pool(pool: Sequence[str], sample_limit: int, seed: int = 0, number: i
 def select_active(pool: Sequence[str], size: int, tagger, read_notes: Callable[[list[str]], list[Note]],
                   *, seed: int = 0, batch_number: int = 0, measure: str = "entropy",
                   diversity: float = DIVERSITY, sample_limit: int = SAMPLE_LIMIT,
-                  length_power: float = LENGTH_POWER, progress: Progress | None = None
-                  ) -> ActiveChoice:
-    """Pick ``size`` notes of ``pool`` by uncertainty under ``tagger`` and diversity."""
+                  length_power: float = LENGTH_POWER, progress: Progress | None = None,
+                  references: Sequence[Note] = ()) -> ActiveChoice:
+    """Pick ``size`` notes of ``pool`` by uncertainty under ``tagger`` and diversity (also
+    from ``references``, the notes already annotated)."""
     ids = sample_pool(pool, sample_limit, seed, batch_number)
     notes = read_notes(ids)
     report(progress, "score", 0, len(notes), "scoring uncertainty")
     scores, signal = uncertainties(tagger, notes, measure, progress=progress,
                                    length_power=length_power)
     report(progress, "score", len(notes), len(notes), "scoring uncertainty")
-    texts = {n.id: n.text for n in notes}
-    return _diverse_choice(ids, scores, lambda some: [texts[i] for i in some], size, diversity,
-                           signal)
+    by_id = {n.id: n for n in notes}
+    return _diverse_choice(ids, scores, lambda some: [by_id[i] for i in some], size, diversity,
+                           signal, references=references)
 
 
 def candidate_count(size: int, scored: int) -> int:
@@ -252,33 +307,38 @@ def active_candidates(scores: Mapping[str, float], size: int) -> tuple[list[str]
 
 
 def active_inputs_digest(scores: Mapping[str, float], size: int,
-                         diversity: float = DIVERSITY) -> str:
+                         diversity: float = DIVERSITY, references: Sequence[str] = ()) -> str:
     """A digest of everything :func:`select_active_stored` picks from (candidates, their
-    scores, size, diversity; a note's text never changes): equal digests, equal picks."""
+    scores, size, diversity, the ids of the reference notes; a note's text and patient never
+    change): equal digests, equal picks."""
     ids, values = active_candidates(scores, size)
-    payload = json.dumps([size, diversity, ids, values.tolist()], separators=(",", ":"))
+    payload = json.dumps([size, diversity, ids, values.tolist(), SAME_PATIENT_DISTANCE,
+                          list(references)], separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def select_active_stored(scores: dict[str, float], signal: str, size: int,
                          read_notes: Callable[[list[str]], list[Note]], *,
-                         diversity: float = DIVERSITY) -> ActiveChoice:
+                         diversity: float = DIVERSITY,
+                         references: Sequence[Note] = ()) -> ActiveChoice:
     """Pick ``size`` notes by uncertainty scores stored earlier (note id -> score; see
-    :meth:`Project.uncertainty_scores`) and diversity; only the candidates' texts are read."""
+    :meth:`Project.uncertainty_scores`) and diversity (also from ``references``); only the
+    candidates are read."""
     ids = list(scores)
-
-    def texts(some: list[str]) -> list[str]:
-        return [n.text for n in read_notes(some)]
-
-    return _diverse_choice(ids, np.array([scores[i] for i in ids], dtype=np.float64), texts,
-                           size, diversity, signal, stored=True)
+    return _diverse_choice(ids, np.array([scores[i] for i in ids], dtype=np.float64),
+                           read_notes, size, diversity, signal, stored=True,
+                           references=references)
 
 
-def _diverse_choice(ids: list[str], scores: np.ndarray, texts: Callable[[list[str]], list[str]],
-                    size: int, diversity: float, signal: str, stored: bool = False) -> ActiveChoice:
+def _diverse_choice(ids: list[str], scores: np.ndarray,
+                    read_notes: Callable[[list[str]], list[Note]], size: int, diversity: float,
+                    signal: str, stored: bool = False,
+                    references: Sequence[Note] = ()) -> ActiveChoice:
     order = np.argsort(-scores, kind="stable")[:candidate_count(size, len(ids))]
     cand_scores = scores[order]
-    chosen = diverse_top(cand_scores, texts([ids[int(i)] for i in order]), size, diversity)
+    candidates = read_notes([ids[int(i)] for i in order])
+    chosen = diverse_top(cand_scores, [c.text for c in candidates], size, diversity,
+                         groups=[c.patient for c in candidates], references=references)
     picked = [ids[int(order[k])] for k in chosen]
     return ActiveChoice(picked, len(ids), len(order), signal,
                         {ids[int(order[k])]: float(cand_scores[k]) for k in chosen}, stored)

@@ -302,7 +302,10 @@ class NotesMixin:
 
     def note_ids(self, *, gold: bool | None = None) -> list[str]:
         """All note ids in import order (``gold`` as in :meth:`note_count`)."""
-        where = "" if gold is None else (" WHERE gold_at IS NOT NULL" if gold else " WHERE gold_at IS NULL")
+        if gold:   # through the index: a few gold notes among a million are found at once
+            return [r[0] for r in self._all("SELECT ext_id FROM notes INDEXED BY notes_gold_at "
+                                            "WHERE gold_at IS NOT NULL ORDER BY id")]
+        where = "" if gold is None else " WHERE gold_at IS NULL"
         return [r[0] for r in self._all("SELECT ext_id FROM notes" + where + " ORDER BY id")]
 
     def unannotated_pool(self) -> NotePool:
