@@ -74,6 +74,7 @@ def markdown(curves: dict[str, list[dict[str, str]]]) -> str:
 def plot(curves: dict[str, list[dict[str, str]]], path: Path, title: str) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(11, 4.2), dpi=110)
     FigureCanvasAgg(fig)
@@ -94,6 +95,7 @@ def plot(curves: dict[str, list[dict[str, str]]], path: Path, title: str) -> Non
     left.grid(alpha=0.3)
     left.legend(loc="lower right")
     right.set_xlabel("batch")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))   # no batch 2.5
     right.set_ylabel("corrections per note")
     right.grid(alpha=0.3)
     right.legend(loc="upper right")

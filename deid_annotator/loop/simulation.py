@@ -142,6 +142,7 @@ def plot(rows: Sequence[SimulationRow], path: Path, title: str = "",
     per batch, as a PNG (matplotlib's Agg canvas: no display, no global backend)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(11, 4.2), dpi=110)
     FigureCanvasAgg(fig)
@@ -165,6 +166,7 @@ def plot(rows: Sequence[SimulationRow], path: Path, title: str = "",
         right.bar(batches, values, bottom=bottom, label=key.replace("_", " "))
         bottom = [b + v for b, v in zip(bottom, values)]
     right.set_xlabel("batch")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))   # no batch 2.5
     right.set_ylabel("corrections per note")
     right.set_title("corrections to the pre-annotation")
     right.legend(loc="upper right")
