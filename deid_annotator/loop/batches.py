@@ -36,10 +36,8 @@ from ..taggers.base import read_manifest
 from .models import (PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version,
                      model_directory)
 from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, active_inputs_digest,
-                        candidate_count,
-                        check_strategy, sample_pool,
-                        select_active, select_active_stored, select_random, select_sequential,
-                        uncertainties)
+                        candidate_count, check_strategy, sample_pool, select_active,
+                        select_active_stored, select_random, select_sequential, uncertainties)
 
 #: Notes scored per step by :func:`score_pool` (the model lock is taken per step, so a
 #: background scoring never holds up pre-annotation for long).

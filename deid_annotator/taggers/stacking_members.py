@@ -17,6 +17,7 @@ from ..errors import CancelledError
 from ..progress import Progress, report
 from ..splits import group_key
 from ..tokenization import Token, bio_to_spans
+from . import given
 from .base import Tagger
 
 
@@ -83,9 +84,10 @@ def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np
 def member_options(options: dict[str, Any], name: str) -> dict[str, Any]:
     """The options for member ``name``: the stacked tagger's shared ones (seed, device,
     max_epochs, pretrained_vectors, propagation) overridden by ``member_options[name]``."""
-    shared = {k: options[k] for k in ("seed", "device", "max_epochs", "pretrained_vectors",
-                                      "propagate", "propagate_min_confidence")
-              if options.get(k) is not None}   # unset: the member's own default
+    # a shared option left unset (None) leaves the member its own default
+    shared = given({k: options.get(k) for k in ("seed", "device", "max_epochs",
+                                                "pretrained_vectors", "propagate",
+                                                "propagate_min_confidence")})
     return {**shared, **(options.get("member_options") or {}).get(name, {})}
 
 
