@@ -50,7 +50,7 @@ def test_retrain_in_a_thread_reports_progress_and_stores_a_version(tmp_path):
     versions = project.model_versions()
     assert [v.number for v in versions] == [result.version] and versions[0].is_current
     assert versions[0].tagger == "test-memo"
-    assert result.training_notes + result.eval_notes == 20
+    assert result.training_notes == 20   # every gold note, the slice's too
     assert versions[0].training_notes == result.training_notes
     metrics = versions[0].metrics
     if result.eval_notes:
@@ -265,3 +265,90 @@ def test_unsafe_archive_member_is_refused(tmp_path):
         unpack_model(buffer.getvalue(), tmp_path / "out")
     assert not (tmp_path / "escape.txt").exists()
     assert os.path.exists(tmp_path)
+
+
+# -- the stored model learns from every gold note; a second model measures the slice ---------
+def _gold_sides(project):
+    gold = project.corpus("gold").notes
+    train, held, why = split_eval_slice(gold)
+    assert why is None and held, "the fixture must have a slice to measure on"
+    return gold, train, held
+
+
+def test_the_stored_model_learns_from_every_gold_note_and_a_second_model_measures_the_slice(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    gold, train, held = _gold_sides(project)
+    events = []
+    result = RetrainJob(project.path, "test-memo", options={"epochs": 2},
+                        progress=Progress(events.append)).run()
+    # the stored model saw the slice's notes too
+    assert result.training_notes == len(gold) and result.eval_notes == len(held)
+    assert result.tagger.training["notes"] == len(gold)
+    slice_values = {n.text[s.start:s.end] for n in held for s in n.spans}
+    assert slice_values and slice_values <= set(result.tagger.memory)
+    version = project.current_model_version()
+    assert version.training_notes == len(gold)
+    # the scores come from a model of the other gold notes, stored with the version
+    m = version.metrics
+    assert m == result.metrics
+    assert m["eval_status"] is None and m["measure_training_notes"] == len(train)
+    assert m["eval_notes"] == len(held) and m["training_notes"] == len(gold)
+    assert "outside the slice" in m["measured_by"]
+    assert 0.0 <= m["token"]["f1"] <= 1.0 and m["strict"]["tp"] + m["strict"]["fn"] > 0
+    # after storing, in stages of their own
+    stages = [e.stage for e in events]
+    assert stages.index("measure: train") > stages.index("store")
+    assert [e.info["epoch"] for e in events if e.stage == "train"] == [1, 2]
+    assert [e.info["epoch"] for e in events if e.stage == "measure: train"] == [1, 2]
+    # audited, with the scores the version had before
+    audit = project.query("SELECT a.action, u.before FROM audit u JOIN actions a ON a.id = u.action_id "
+                          "WHERE u.table_name = 'model_versions' ORDER BY u.id")
+    assert [r["action"] for r in audit] == ["add_model_version", "set_model_metrics"]
+    assert '"measuring on the evaluation slice"' in audit[-1]["before"]
+    project.close()
+
+
+def test_a_cancel_while_measuring_keeps_the_version_without_scores(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    gold, _, _ = _gold_sides(project)
+
+    def on_event(event):
+        if event.stage == "measure: train":
+            progress.cancel()
+
+    progress = Progress(on_event)
+    result = RetrainJob(project.path, "test-memo", options={"epochs": 3}, progress=progress).run()
+    version = project.current_model_version()
+    assert version.number == result.version and version.training_notes == len(gold)
+    assert version.metrics["token"] is None
+    assert version.metrics["eval_status"] == "n/a: measuring on the evaluation slice was cancelled"
+    assert result.metrics == version.metrics
+    project.close()
+
+
+class _SecondFitFails(MemoTagger):
+    """Fits once (the stored model), then fails (the model measuring the slice)."""
+
+    name = "test-second-fit-fails"
+    fits = 0
+
+    def fit(self, notes, progress=None, warm_start=None):
+        type(self).fits += 1
+        if type(self).fits > 1:
+            raise RuntimeError("the measuring model broke")
+        return super().fit(notes, progress, warm_start)
+
+
+def test_a_failure_while_measuring_keeps_the_version_and_says_why(tmp_path):
+    from deid_annotator.taggers import register
+
+    register(_SecondFitFails)
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    _gold_sides(project)
+    result = RetrainJob(project.path, "test-second-fit-fails").run()
+    version = project.current_model_version()
+    assert version.number == result.version and version.tagger == "test-second-fit-fails"
+    assert version.metrics["token"] is None
+    assert version.metrics["eval_status"] == ("n/a: measuring on the evaluation slice failed "
+                                              "(RuntimeError: the measuring model broke)")
+    project.close()

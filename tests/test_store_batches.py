@@ -129,3 +129,15 @@ def test_batch_note_status_validation(project):
     with pytest.raises(ProjectError, match="no batch 42"):
         project.batch_notes(42)
     assert [b.number for b in project.batches()] == [1]
+
+
+def test_set_model_metrics_replaces_them_and_refuses_what_is_not_json_or_no_version(tmp_path):
+    with Project.create(tmp_path / "m.db", labels=["NAME"]) as project:
+        number = project.add_model_version("crf", "models/x", metrics={"eval_status": "measuring"})
+        project.set_model_metrics(number, {"eval_status": None, "token": {"f1": 0.5}})
+        assert project.model_version(number).metrics == {"eval_status": None, "token": {"f1": 0.5}}
+        with pytest.raises(DeidError, match="JSON"):
+            project.set_model_metrics(number, {"token": object()})
+        with pytest.raises(ProjectError, match="no model version 9"):
+            project.set_model_metrics(9, {})
+        assert project.model_version(number).metrics["token"] == {"f1": 0.5}

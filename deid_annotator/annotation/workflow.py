@@ -450,7 +450,8 @@ def describe_metrics(result: dict) -> str:
              + (" (warm start)" if result.get("warm_start") else "") + "."]
     strict = m.get("strict")
     if strict:
-        lines.append(f"On {result['eval_notes']} held-out notes: F1 {strict['f1']:.3f} "
+        lines.append(f"On the {result['eval_notes']} notes of the evaluation slice, scored by a "
+                     f"model trained the same way without them: F1 {strict['f1']:.3f} "
                      f"(precision {strict['precision']:.3f}, recall {strict['recall']:.3f}), "
                      f"entity level.")
         token = m.get("token")

@@ -5,27 +5,33 @@
     result = job.wait()       # the new version (raises the job's error, if any)
 
 The job opens its own connection to the project (``Project.open`` in the worker
-thread), reads the gold notes, leaves out the fixed evaluation slice
-(:mod:`.evaluation_slice`), fits the tagger (warm-started from the current version when
-it is the same tagger and its ``fit`` takes ``warm_start``), measures it on the slice,
-and stores it as a new current model version: the version row and the model archive
-in one transaction (:func:`.models.store_model`). Then the open batches' pending model
-spans are refreshed with the new model, and a random sample of the unannotated pool is
-scored with it for the active strategy (stage ``score``; :func:`.batches.score_pool`), so
-the next batch is picked without running the model while the annotator waits. Cancelling
-or failing while scoring stores no scores and leaves the new version in place
-(``RetrainResult.score_error`` says why). Last, the notes the next batch will likely take
+thread), reads the gold notes, fits the tagger on all of them (warm-started from the
+current version when it is the same tagger and its ``fit`` takes ``warm_start``) and stores
+it as a new current model version: the version row and the model archive in one
+transaction (:func:`.models.store_model`). Then the open batches' pending model spans are
+refreshed with the new model, and a random sample of the unannotated pool is scored with
+it for the active strategy (stage ``score``; :func:`.batches.score_pool`), so the next
+batch is picked without running the model while the annotator waits. Cancelling or
+failing while scoring stores no scores and leaves the new version in place
+(``RetrainResult.score_error`` says why). Then the notes the next batch will likely take
 are pre-annotated ahead with it (stage ``pre-annotate ahead``; :mod:`.lookahead`), so the
 next batch need not run the model either; a cancel or failure there also leaves the new
 version in place (``RetrainResult.ahead_error``).
 
+Last, the version's metrics on the fixed evaluation slice (:mod:`.evaluation_slice`): the
+stored model learnt from the slice too, so a second model is trained the same way on the
+other gold notes and scored on the slice (stages ``measure: ...``), as INCEpTION evaluates
+a recommender on a split and then trains it on everything. Until then the version's
+metrics say ``eval_status`` "measuring on the evaluation slice"; a cancel or failure there
+leaves the version in place with ``eval_status`` saying why there are no scores.
+
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
-``evaluate``, ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``) carry ``info``
-with ``elapsed_seconds`` and, once a stage with a known total has moved, ``eta_seconds``
-(time left in that stage, from its pace so far); the tagger's epoch and loss pass through.
-Cancelling (``job.cancel()`` or ``progress.cancel()``) before the store step raises
-:class:`CancelledError`; failure or cancel stores nothing, so the current version stays
-in use. Once storing has begun the job finishes.
+``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``, ``measure: train``,
+``measure: evaluate``...) carry ``info`` with ``elapsed_seconds`` and, once a stage with a
+known total has moved, ``eta_seconds`` (time left in that stage, from its pace so far); the
+tagger's epoch and loss pass through. Cancelling (``job.cancel()`` or ``progress.cancel()``)
+before the store step raises :class:`CancelledError`; failure or cancel stores nothing, so
+the current version stays in use. Once storing has begun the job finishes.
 """
 from __future__ import annotations
 
@@ -54,13 +60,18 @@ from .models import PREDICT_LOCK, load_version, remember, store_model
 #: 40 (4N candidates), few enough to add seconds, not minutes, to a retrain.
 BACKGROUND_SCORE_SAMPLE = 500
 
+#: A version's metrics until the slice is measured (the job's last step).
+MEASURING = "measuring on the evaluation slice"
+#: What the slice's scores measure: not the stored model, which learnt from the slice too.
+MEASURED_BY = "a model trained the same way on the gold notes outside the slice"
+
 
 @dataclass(slots=True)
 class RetrainResult:
     version: int                      # the new model version (now current)
     tagger_name: str
-    training_notes: int
-    eval_notes: int
+    training_notes: int               # every gold note, the evaluation slice's too
+    eval_notes: int                   # the slice: scored by a second model trained without it
     metrics: dict[str, Any]
     seconds: float                    # the retrain, wall time (pool scoring after it not included)
     train_seconds: float              # fit only
@@ -102,12 +113,14 @@ def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = No
 
 class _Relay(Progress):
     """Forwards events to the caller's Progress, adding elapsed time and time left;
-    cancelling either cancels both. ``cancellable=False``: reports, never raises."""
+    cancelling either cancels both. ``cancellable=False``: reports, never raises.
+    ``stage_prefix`` tells a second fit's stages from the first's ("measure: train")."""
 
-    def __init__(self, outer: Progress | None, cancellable: bool = True):
+    def __init__(self, outer: Progress | None, cancellable: bool = True, stage_prefix: str = ""):
         super().__init__(self._forward)
         self._outer = outer
         self._cancellable = cancellable
+        self._prefix = stage_prefix
         self._stage_started: dict[str, tuple[float, int]] = {}
         self._started = time.monotonic()
 
@@ -124,11 +137,12 @@ class _Relay(Progress):
             elif event.done > done0 and now > began:
                 rate = (now - began) / (event.done - done0)
                 info["eta_seconds"] = round((event.total - event.done) * rate, 1)
+        stage = self._prefix + event.stage
         if self._cancellable:
-            self._outer.report(event.stage, event.done, event.total, event.message, **info)
+            self._outer.report(stage, event.done, event.total, event.message, **info)
         else:
             try:
-                self._outer.report(event.stage, event.done, event.total, event.message, **info)
+                self._outer.report(stage, event.done, event.total, event.message, **info)
             except DeidError:
                 pass
 
@@ -270,7 +284,9 @@ class RetrainJob:
             cls = tagger_class(name)
             if not cls.trainable:
                 raise DeidError(f"the {name!r} tagger does not learn; choose a trainable tagger")
-            tagger = cls(lang=project.lang, **{**accepted_options(cls, given(self.hints)), **self.options})
+            tagger = self._new_tagger(cls, project.lang)
+            # The model learns from every gold note; the slice's notes measure a second model,
+            # trained the same way without them, once this one is stored (_measure).
             train, held, why = split_eval_slice(gold.notes, self.eval_share, self.min_gold_notes)
             fit_kwargs: dict[str, Any] = {}
             warm = False
@@ -281,27 +297,22 @@ class RetrainJob:
                     warm = True
                 except DeidError:
                     warm = False  # a damaged current model: train from scratch
-            relay.report("load", 1, 1, f"{len(train)} training notes, {len(held)} held out")
+            relay.report("load", 1, 1, f"{len(gold)} gold notes"
+                         + (f", {len(held)} of them to measure the model on" if held else ""))
 
             t0 = time.perf_counter()
-            tagger.fit(train, progress=relay, **fit_kwargs)
+            tagger.fit(gold.notes, progress=relay, **fit_kwargs)
             train_seconds = time.perf_counter() - t0
             relay.check()
 
             metrics: dict[str, Any] = {
                 "eval_notes": len(held), "eval_share": self.eval_share,
                 "eval_rule": "sha256(patient or note id) below eval_share",
-                "training_notes": len(train), "train_seconds": round(train_seconds, 2),
+                "training_notes": len(gold), "train_seconds": round(train_seconds, 2),
                 "warm_start": warm, "gold_notes": len(gold),
+                "token": None, "strict": None, "instance": None,
+                "eval_status": why or MEASURING,
             }
-            if held:
-                relay.report("evaluate", 0, len(held), f"{len(held)} held-out notes")
-                metrics.update(evaluate_tagger(tagger, gold.subset(held), progress=relay))
-                relay.report("evaluate", len(held), len(held))
-            else:
-                metrics.update({"token": None, "strict": None, "instance": None,
-                                "eval_status": why})
-            relay.check()
 
             # From here on the job is not cancellable: the version is stored whole.
             quiet = _Relay(self.progress, cancellable=False)
@@ -311,7 +322,7 @@ class RetrainJob:
                 os.chmod(workdir, 0o700)
                 tagger.save(workdir / "model")
                 version = store_model(project, name, workdir / "model", metrics=metrics,
-                                      training_notes=len(train), annotator=self.annotator)
+                                      training_notes=len(gold), annotator=self.annotator)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
             quiet.report("store", 1, 1, f"model version {version}")
@@ -328,9 +339,38 @@ class RetrainJob:
             seconds = time.perf_counter() - started
             scored, score_error = self._score_pool(project, tagger, version, relay)
             ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
-        return RetrainResult(version, name, len(train), len(held), metrics,
+            if held:
+                metrics = self._measure(project, version, cls, gold.subset(train), gold.subset(held))
+        return RetrainResult(version, name, len(gold), len(held), metrics,
                              seconds, train_seconds, warm, refreshed,
                              refresh_error, scored, score_error, ahead, ahead_error, tagger)
+
+    def _new_tagger(self, cls: type[Tagger], lang: str) -> Tagger:
+        return cls(lang=lang, **{**accepted_options(cls, given(self.hints)), **self.options})
+
+    def _measure(self, project: Project, version: int, cls: type[Tagger], train: Corpus,
+                 held: Corpus) -> dict[str, Any]:
+        """Score the evaluation slice with a model trained as the new version was, on the gold
+        notes outside the slice (no warm start: every stored version has seen the slice), and
+        store the scores as the version's metrics. Never fails the job: the version stands
+        and its metrics say why they are missing."""
+        measuring = _Relay(self.progress, stage_prefix="measure: ")
+        metrics = dict(project.model_version(version).metrics)
+        try:
+            started = time.perf_counter()
+            judge = self._new_tagger(cls, project.lang)
+            judge.fit(train.notes, progress=measuring)
+            measuring.check()
+            metrics.update(evaluate_tagger(judge, held, progress=measuring))
+            metrics.update(eval_status=None, measured_by=MEASURED_BY, measure_training_notes=len(train),
+                           measure_seconds=round(time.perf_counter() - started, 2))
+        except CancelledError:
+            metrics["eval_status"] = "n/a: measuring on the evaluation slice was cancelled"
+        except Exception as exc:
+            metrics["eval_status"] = (f"n/a: measuring on the evaluation slice failed "
+                                      f"({type(exc).__name__}: {exc})")
+        project.set_model_metrics(version, metrics, annotator=self.annotator)
+        return metrics
 
     def _score_pool(self, project: Project, tagger: Tagger, version: int,
                     relay: Progress) -> tuple[int, str | None]:

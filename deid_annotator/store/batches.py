@@ -245,6 +245,22 @@ class BatchesMixin:
         row = self._one(_MODEL_SELECT + " WHERE is_current = 1")
         return None if row is None else model_version(row)
 
+    def set_model_metrics(self, number: int, metrics: dict[str, Any],
+                          annotator: str | None = None) -> None:
+        """Replace a version's metrics (audited): a retrain measures its version on the
+        evaluation slice after storing it (:mod:`deid_annotator.loop.retrain`)."""
+        try:
+            metrics_json = dumps(metrics)
+        except (TypeError, ValueError) as exc:
+            raise DeidError(f"model metrics cannot be stored as JSON ({exc})") from exc
+        with self._write():
+            annotator = self._annotator(annotator, required=False)
+            old = model_version(self._model_row(number)).metrics
+            self.db.execute("UPDATE model_versions SET metrics = ? WHERE number = ?",
+                            (metrics_json, number))
+            action = self._action("set_model_metrics", annotator)
+            self._audit(action, "model_versions", number, {"metrics": old}, {"metrics": metrics})
+
     def set_current_model_version(self, number: int, annotator: str | None = None) -> None:
         with self._write():
             annotator = self._annotator(annotator, required=False)

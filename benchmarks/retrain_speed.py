@@ -1,0 +1,103 @@
+"""How long the app's retrain after a batch takes, stage by stage, with N gold notes.
+
+A project is built from physionet-dev's pool (the test patients of ``taggers.py`` and
+``bootstrap.py``, split by patient with seed 13, are never read): N pool notes (a seeded
+random sample, or the N richest in PHI with ``--richest``) imported as gold, the rest of
+the pool unannotated. Then :class:`deid_annotator.loop.RetrainJob` runs as the app runs it
+(the evaluation slice, the pool scored for the active strategy, the next batch
+pre-annotated ahead) and the seconds of each stage are printed:
+
+- ``retrain proper``: fit on every gold note, store the version, refresh open batches
+  (what ``RetrainResult.seconds`` counts, and issue #4's 60 s target);
+- ``score pool`` / ``ahead``: the work that makes the next batch not wait for the model;
+- ``measure``: the second model, trained on the gold notes outside the evaluation slice
+  and scored on the slice (the version's metrics);
+- ``whole job``: all of it, what the app's retrain dialog waits for.
+
+    python benchmarks/retrain_speed.py [--gold 200,400] [--richest] [--tagger crf]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from deid_annotator.corpus import Corpus
+from deid_annotator.formats import read_corpus
+from deid_annotator.loop import RetrainJob
+from deid_annotator.private_files import private_dir
+from deid_annotator.progress import Progress
+from deid_annotator.splits import split_by_patient
+from deid_annotator.store import Project
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+
+
+class StageClock:
+    """Seconds from each stage's first event to the next stage's first event."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.firsts: list[tuple[str, float]] = []
+
+    def __call__(self, event) -> None:
+        stage = "measure" if event.stage.startswith("measure: ") else event.stage
+        if not self.firsts or self.firsts[-1][0] != stage:
+            self.firsts.append((stage, time.perf_counter()))
+
+    def seconds(self, end: float) -> dict[str, float]:
+        out: dict[str, float] = {}
+        marks = self.firsts + [("", end)]
+        for (stage, at), (_next, until) in zip(marks, marks[1:]):
+            out[stage] = out.get(stage, 0.0) + until - at
+        return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--gold", default="200,400", help="gold note counts, comma-separated")
+    ap.add_argument("--richest", action="store_true", help="the N notes richest in PHI")
+    ap.add_argument("--tagger", default="crf")
+    args = ap.parse_args()
+    if not (args.corpus / "id.text").is_file():
+        print(f"no corpus at {args.corpus} (expected ../shared/corpora/physionet-dev)",
+              file=sys.stderr)
+        return 2
+    pool, _test = split_by_patient(read_corpus("physionet", args.corpus).notes, 0.2, seed=13)
+    work = private_dir(Path(tempfile.mkdtemp(prefix="deid-retrain-speed-")))
+    print("| gold notes | slice notes | retrain proper s | score pool s | ahead s | measure s "
+          "| whole job s |")
+    print("|---|---|---|---|---|---|---|")
+    for n in [int(x) for x in args.gold.split(",")]:
+        if args.richest:
+            gold = sorted(pool, key=lambda note: -len(note.spans))[:n]
+        else:
+            gold = random.Random(13).sample(pool, n)
+        ids = {note.id for note in gold}
+        path = work / f"gold-{n}.db"
+        with Project.create(path, labels=Corpus(pool).labels()) as project:
+            project.import_corpus(Corpus(gold), source="gold")
+            project.import_corpus(Corpus([note for note in pool if note.id not in ids]).without_spans(),
+                                  source="model")
+        clock = StageClock()
+        result = RetrainJob(path, args.tagger, progress=Progress(clock)).run()
+        end = time.perf_counter()
+        stages = clock.seconds(end)
+        tagger_stages = sum(s for k, s in stages.items()
+                            if k not in ("score", "pre-annotate ahead", "measure"))
+        print(f"| {n} | {result.eval_notes} | {result.seconds:.1f} (stages {tagger_stages:.1f}) "
+              f"| {stages.get('score', 0):.1f} | {stages.get('pre-annotate ahead', 0):.1f} "
+              f"| {stages.get('measure', 0):.1f} | {end - clock.started:.1f} |")
+        token = result.metrics.get("token") or {}
+        print(f"  slice token F1 {token.get('f1')}, {result.metrics.get('eval_status') or 'measured'}",
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
