@@ -63,11 +63,11 @@ class DashboardWidget(QWidget):
         self.summary.setText(" · ".join(parts))
 
     def _plot_curve(self, ax) -> None:
-        ax.set_title("Learning curve (held-out gold notes, entity level)")
+        ax.set_title("Learning curve (evaluation slice of the gold notes, entity level)")
         measured = [v for v in self.versions if v.f1 is not None]
         if not measured:
             ax.text(0.5, 0.5, "No measured model version yet.\nSubmit batches and retrain: each "
-                    "version is scored on held-out gold notes\n(once there are enough of them).",
+                    "version is scored on a fixed slice of the gold notes\n(once there are enough of them).",
                     ha="center", va="center", transform=ax.transAxes, color="#555555")
             ax.set_xticks([])
             ax.set_yticks([])
