@@ -69,7 +69,8 @@ class BatchPanel(QWidget):
         for n in BATCH_SIZES:
             self.size_combo.addItem(f"{n} notes", n)
         self.strategy_combo = QComboBox()
-        tips = {"sequential": "in import order", "random": "a random sample",
+        tips = {"auto": "active once the project has a model, sequential for the first batch",
+                "sequential": "in import order", "random": "a random sample",
                 "active": "the notes the model is least sure of, kept diverse"}
         for s in STRATEGIES:
             self.strategy_combo.addItem(s, s)
