@@ -385,3 +385,54 @@ def test_the_apps_auto_strategy_is_sequential_without_a_model_and_active_with_on
     with Project.open(tmp_path / "p.db") as trained:
         assert trained.current_model_version() is not None
         assert trained.batch(made["batch_id"]).strategy == "active"
+
+
+def test_why_this_note_rank_among_the_scored_and_the_patients_gold(tmp_path):
+    from deid_annotator.annotation.pick_reasons import pick_reasons
+    from test_loop_support import synthetic
+
+    project, result = annotated(tmp_path / "p.db")
+    sequential = next_batch(project, 3, "sequential")
+    assert {r.describe() for r in pick_reasons(project, sequential).values()} == \
+        {"the next note in import order"}
+    batch = next_batch(project, 5, "active")
+    assert project.batch(batch).model_version == result.version
+    reasons = pick_reasons(project, batch)
+    ids = [bn.note_id for bn in project.batch_notes(batch)]
+    assert list(reasons) == ids
+    # the ranks are those of the scores the retrain stored for that version
+    scores = project.query("SELECT n.ext_id AS id, s.score FROM uncertainty_scores s "
+                           "JOIN notes n ON n.id = s.note_id WHERE s.model_version = ?",
+                           (result.version,))
+    by_id = {r["id"]: r["score"] for r in scores}
+    patients = project.patients_of(ids)
+    for i, reason in reasons.items():
+        assert reason.scored == len(scores) == result.scored_notes
+        assert reason.rank == 1 + sum(s > by_id[i] for s in by_id.values())
+        gold = project.query("SELECT COUNT(*) AS n FROM notes WHERE gold_at IS NOT NULL "
+                             "AND patient = ?", (patients[i],))[0]["n"]
+        assert reason.patient_gold_notes == gold
+        text = reason.describe()
+        assert text.startswith(f"active selection; model v{result.version} was less sure of it "
+                               f"than of {reason.scored - reason.rank} of the {reason.scored} notes")
+        assert ("no note of its patient is annotated yet" in text) == (gold == 0)
+    # submitted: the batch's own notes are gold now, so no patient count is given
+    correct_to_gold(project, batch, synthetic(70).by_id())   # the notes annotated() made
+    submit(project, batch, ANNOTATOR)
+    assert all(r.patient_gold_notes is None for r in pick_reasons(project, batch).values())
+    project.close()
+
+
+def test_uncertainty_ranks_share_ties_and_gold_counts_name_every_patient(tmp_path):
+    project, result = annotated(tmp_path / "p.db")
+    pool = project.unannotated_note_ids()[:4]
+    project.store_uncertainty_scores(result.version, dict(zip(pool, (0.9, 0.5, 0.5, 0.1))),
+                                     measure="entropy", length_power=0.5, signal="tokens")
+    assert project.uncertainty_ranks(result.version, pool + ["not-a-note"]) == {
+        pool[0]: (1, 4), pool[1]: (2, 4), pool[2]: (2, 4), pool[3]: (4, 4)}
+    assert project.uncertainty_ranks(result.version + 1, pool) == {}
+    assert project.uncertainty_ranks(result.version, []) == {}
+    patients = project.patients_of(pool)
+    counts = project.gold_counts_of_patients(list(patients.values()) + ["nobody"])
+    assert counts["nobody"] == 0 and set(counts) == set(patients.values()) | {"nobody"}
+    project.close()

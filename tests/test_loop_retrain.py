@@ -352,3 +352,22 @@ def test_a_failure_while_measuring_keeps_the_version_and_says_why(tmp_path):
     assert version.metrics["eval_status"] == ("n/a: measuring on the evaluation slice failed "
                                               "(RuntimeError: the measuring model broke)")
     project.close()
+
+
+def test_scores_that_cannot_be_stored_leave_the_version_measuring(tmp_path, monkeypatch):
+    from deid_annotator.store import Project
+
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    _gold_sides(project)
+
+    def full_disk(self, number, metrics, annotator=None):
+        raise DeidError("database or disk is full")
+
+    monkeypatch.setattr(Project, "set_model_metrics", full_disk)
+    result = RetrainJob(project.path, "test-memo").run()
+    assert result.metrics["token"] is None
+    assert result.metrics["eval_status"] == ("n/a: the slice's scores could not be stored "
+                                             "(database or disk is full)")
+    stored = project.current_model_version()
+    assert stored.number == result.version and stored.metrics["eval_status"] == "measuring on the evaluation slice"
+    project.close()

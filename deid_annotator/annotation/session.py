@@ -30,6 +30,7 @@ from ..errors import DeidError, ProjectError
 from ..store.records import Batch, BatchNote, StoredSpan
 from . import propagation
 from .keymap import key_to_label, label_colors, label_keys
+from .pick_reasons import PickReason, pick_reasons
 from .timing import IDLE_THRESHOLD, TimeRecorder
 
 #: Model spans below this confidence are marked "low confidence" in the editor.
@@ -114,6 +115,7 @@ class AnnotationSession:
         self.batch_notes: list[BatchNote] = []
         #: None: the batch has no assignments, every note is shown.
         self.assignment: BatchAssignment | None = None
+        self.pick_reasons: dict[str, PickReason] = {}   # note id -> why it is in the batch
         self._not_mine: set[str] = set()     # notes of the batch assigned to others only
         self.note: Note | None = None
         self.spans: list[StoredSpan] = []
@@ -179,8 +181,9 @@ class AnnotationSession:
         """The batch's notes; when the batch is assigned, only the annotator's."""
         self._not_mine = set()
         if self.batch is None:
-            self.batch_notes, self.assignment = [], None
+            self.batch_notes, self.assignment, self.pick_reasons = [], None, {}
             return
+        self.pick_reasons = pick_reasons(self.project, self.batch.id)
         notes = self.project.batch_notes(self.batch.id)
         assignments = self.project.assignments(batch_id=self.batch.id)
         if not assignments:   # as `package export` decides: no assignments, every note is theirs

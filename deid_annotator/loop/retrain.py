@@ -340,7 +340,8 @@ class RetrainJob:
             scored, score_error = self._score_pool(project, tagger, version, relay)
             ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
             if held:
-                metrics = self._measure(project, version, cls, gold.subset(train), gold.subset(held))
+                metrics = self._measure(project, version, metrics, cls, gold.subset(train),
+                                        gold.subset(held))
         return RetrainResult(version, name, len(gold), len(held), metrics,
                              seconds, train_seconds, warm, refreshed,
                              refresh_error, scored, score_error, ahead, ahead_error, tagger)
@@ -348,14 +349,14 @@ class RetrainJob:
     def _new_tagger(self, cls: type[Tagger], lang: str) -> Tagger:
         return cls(lang=lang, **{**accepted_options(cls, given(self.hints)), **self.options})
 
-    def _measure(self, project: Project, version: int, cls: type[Tagger], train: Corpus,
-                 held: Corpus) -> dict[str, Any]:
+    def _measure(self, project: Project, version: int, stored: dict[str, Any], cls: type[Tagger],
+                 train: Corpus, held: Corpus) -> dict[str, Any]:
         """Score the evaluation slice with a model trained as the new version was, on the gold
         notes outside the slice (no warm start: every stored version has seen the slice), and
-        store the scores as the version's metrics. Never fails the job: the version stands
-        and its metrics say why they are missing."""
+        store the scores as the version's metrics (``stored``: those it has). Never fails the
+        job: the version stands and its metrics say why they are missing."""
         measuring = _Relay(self.progress, stage_prefix="measure: ")
-        metrics = dict(project.model_version(version).metrics)
+        metrics = dict(stored)
         try:
             started = time.perf_counter()
             judge = self._new_tagger(cls, project.lang)
@@ -369,7 +370,10 @@ class RetrainJob:
         except Exception as exc:
             metrics["eval_status"] = (f"n/a: measuring on the evaluation slice failed "
                                       f"({type(exc).__name__}: {exc})")
-        project.set_model_metrics(version, metrics, annotator=self.annotator)
+        try:
+            project.set_model_metrics(version, metrics, annotator=self.annotator)
+        except DeidError as exc:   # e.g. the disk filled up: the version keeps "measuring"
+            metrics = dict(stored, eval_status=f"n/a: the slice's scores could not be stored ({exc})")
         return metrics
 
     def _score_pool(self, project: Project, tagger: Tagger, version: int,

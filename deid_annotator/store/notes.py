@@ -347,6 +347,27 @@ class NotesMixin:
         """Notes in import order (or in the order of ``note_ids``), with spans of one kind."""
         return self._read_notes(note_ids, spans, None, limit, offset)
 
+    def patients_of(self, note_ids: Sequence[str]) -> dict[str, str | None]:
+        """Each note's patient (None: the corpus named none)."""
+        out: dict[str, str | None] = {}
+        ids = list(note_ids)
+        for first in range(0, len(ids), 900):
+            part = ids[first:first + 900]
+            out.update(self._all(f"SELECT ext_id, patient FROM notes WHERE ext_id IN "
+                                 f"({','.join('?' * len(part))})", part))
+        return out
+
+    def gold_counts_of_patients(self, patients: Iterable[str]) -> dict[str, int]:
+        """How many gold-annotated notes each of these patients has (0 included)."""
+        wanted = sorted({str(p) for p in patients if p is not None})
+        counts = dict.fromkeys(wanted, 0)
+        for first in range(0, len(wanted), 900):
+            part = wanted[first:first + 900]
+            counts.update(self._all(
+                f"SELECT patient, COUNT(*) FROM notes WHERE gold_at IS NOT NULL AND patient IN "
+                f"({','.join('?' * len(part))}) GROUP BY patient", part))
+        return counts
+
     def gold_notes_of_patients(self, patients: Iterable[str]) -> list[Note]:
         """The gold-annotated notes of these patients (import order), with their gold spans."""
         wanted = sorted({str(p) for p in patients if p is not None})

@@ -7,7 +7,7 @@ version's scores drops the others'): they are derived data, recomputed by every 
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from ..errors import DeidError
 
@@ -55,6 +55,19 @@ class ScoresMixin:
             "AND NOT EXISTS (SELECT 1 FROM batch_notes bn WHERE bn.note_id = s.note_id) "
             "ORDER BY n.id", (model_version, measure, float(length_power)))
         return {r[0]: r[1] for r in rows}, (rows[0][2] if rows else None)
+
+    def uncertainty_ranks(self, model_version: int, note_ids: Sequence[str]
+                          ) -> dict[str, tuple[int, int]]:
+        """For those of ``note_ids`` that ``model_version`` scored: (rank, notes scored), rank
+        1 being the note the model was least sure of (ties share a rank)."""
+        wanted = set(note_ids)
+        if not wanted:
+            return {}
+        rows = self._all(
+            "SELECT n.ext_id, RANK() OVER (ORDER BY s.score DESC), COUNT(*) OVER () "
+            "FROM uncertainty_scores s JOIN notes n ON n.id = s.note_id "
+            "WHERE s.model_version = ?", (model_version,))
+        return {r[0]: (r[1], r[2]) for r in rows if r[0] in wanted}
 
     def uncertainty_scores_version(self) -> int | None:
         """The model version whose scores are stored (None: none are)."""

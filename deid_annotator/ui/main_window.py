@@ -597,7 +597,8 @@ class MainWindow(QMainWindow):
             return
         self.batch_panel.set_batches(self.project.batches(), s.batch.id if s.batch else None)
         self.batch_panel.set_notes(s.batch_notes, s.note.id if s.note else None, s.read_only,
-                                   assignment=s.assignment and s.assignment.describe(s.annotator))
+                                   assignment=s.assignment and s.assignment.describe(s.annotator),
+                                   reasons={i: r.describe() for i, r in s.pick_reasons.items()})
 
     def _update_actions(self) -> None:
         s = self.session

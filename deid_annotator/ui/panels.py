@@ -204,9 +204,11 @@ class BatchPanel(QWidget):
             self.batch_combo.addItem("No batch yet: make one below")
 
     def set_notes(self, batch_notes: Sequence, current: str | None, read_only: bool,
-                  note_labels: dict[str, str] | None = None, assignment: str | None = None) -> None:
+                  note_labels: dict[str, str] | None = None, assignment: str | None = None,
+                  reasons: dict[str, str] | None = None) -> None:
         """``assignment``: how much of an assigned batch is the annotator's (the notes
-        given are theirs only), e.g. "12 of 20 notes assigned to you"."""
+        given are theirs only), e.g. "12 of 20 notes assigned to you". ``reasons``: why
+        each note is in the batch (shown in its tooltip)."""
         self.notes.blockSignals(True)
         self.notes.clear()
         for bn in batch_notes:
@@ -216,7 +218,10 @@ class BatchPanel(QWidget):
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, bn.note_id)
             item.setForeground(QColor(STATUS_COLOR.get(bn.status, "#000000")))
-            item.setToolTip(f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}")
+            tip = f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}"
+            if reasons and reasons.get(bn.note_id):
+                tip += f"\nWhy this note: {reasons[bn.note_id]}"
+            item.setToolTip(tip)
             if bn.note_id == current:
                 font = item.font()
                 font.setBold(True)
