@@ -3,7 +3,8 @@
 physionet-dev is split by patient into a pool and test patients (seed 13, as
 ``bootstrap.py``); the test patients are never read here. The pool is split again by
 patient (one split per ``--split-seeds`` seed) into notes to annotate and validation notes.
-For each split the real loop (``simulate``: active selection, crf, batches of 20) runs for
+For each split the real loop (``simulate``: ``--strategy``, active by default; crf; batches
+of 20) runs for
 ``--batches`` batches and its project is kept; then, on the notes that loop picked, each
 lever is trained offline and scored on the split's validation notes (binary token P/R/F1):
 
@@ -27,7 +28,7 @@ lever is trained offline and scored on the split's validation notes (binary toke
 
     python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
                                      [--stacked-betas 0.5,1,2] [--propagation] [--curves]
-                                     [--batch-size 20] [--batches 10]
+                                     [--batch-size 20] [--batches 10] [--strategy active]
                                      [--crf-options '{"window": 3}' ...] [--work DIR]
 """
 from __future__ import annotations
@@ -187,6 +188,8 @@ def main() -> int:
     ap.add_argument("--split-seeds", default="7,8,9")
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=20)
+    ap.add_argument("--strategy", default="active",
+                    help="the loops' selection (auto: the app's default, sequential first)")
     ap.add_argument("--stacked", action="store_true", help="also the stacked rules+tbed+crf")
     ap.add_argument("--stacked-betas", default="",
                     help="also stacked crf / rules+crf / rules+tbed+crf with the threshold of "
@@ -214,7 +217,7 @@ def main() -> int:
         kept = work / f"split-{seed}.db"
         if not kept.is_file():
             result = simulate(Corpus(annotate), Corpus(val), batch_size=args.batch_size,
-                              batches=args.batches, strategy="active", tagger="crf",
+                              batches=args.batches, strategy=args.strategy, tagger="crf",
                               out_dir=work / f"split-{seed}", seed=13, keep_project=kept,
                               workdir=work)
             loop_f1[seed] = result.rows[-1].f1
