@@ -188,8 +188,7 @@ def main() -> int:
     ap.add_argument("--split-seeds", default="7,8,9")
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=20)
-    ap.add_argument("--strategy", default="active",
-                    help="the loops' selection (auto: the app's default, sequential first)")
+    ap.add_argument("--strategy", default="active", help="the loops' selection strategy")
     ap.add_argument("--stacked", action="store_true", help="also the stacked rules+tbed+crf")
     ap.add_argument("--stacked-betas", default="",
                     help="also stacked crf / rules+crf / rules+tbed+crf with the threshold of "

@@ -89,7 +89,7 @@ def test_offset_map_crlf_span_end_excludes_the_cr():
 def test_config_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("DEID_ANNOTATOR_CONFIG_DIR", str(tmp_path))
     assert AppConfig.load().annotator == ""
-    assert AppConfig.load().strategy == "auto"   # active once there is a model
+    assert AppConfig.load().strategy == "active"   # the strategy that learns fastest
     c = AppConfig(annotator="Dr Who", batch_size=20, strategy="active")
     c.save()
     c.remember_project(tmp_path / "x.db")
@@ -97,6 +97,6 @@ def test_config_round_trip(tmp_path, monkeypatch):
     assert (loaded.annotator, loaded.batch_size, loaded.strategy) == ("Dr Who", 20, "active")
     assert loaded.last_project.endswith("x.db")
     (tmp_path / "config.json").write_text('{"strategy": "clever"}', encoding="utf-8")
-    assert AppConfig.load().strategy == "auto"
+    assert AppConfig.load().strategy == "active"
     (tmp_path / "config.json").write_text("{broken", encoding="utf-8")
     assert AppConfig.load().annotator == ""

@@ -26,13 +26,12 @@ def imported_after(code: str) -> list[str]:
 
 
 def test_constants_spelt_out_for_start_up_match_their_sources():
-    from deid_annotator.annotation.config import AUTO
     from deid_annotator.cli import backup_commands, passphrase_command, simulate_command
     from deid_annotator.loop.selection import STRATEGIES
     from deid_annotator.store import DEFAULT_KEEP
     from deid_annotator.store.passphrase import NEW_PASSPHRASE_ENV, PASSPHRASE_ENV
 
-    assert simulate_command.STRATEGIES == STRATEGIES + (AUTO,)
+    assert simulate_command.STRATEGIES == STRATEGIES
     assert backup_commands.DEFAULT_KEEP == DEFAULT_KEEP
     assert passphrase_command.PASSPHRASE_ENV == PASSPHRASE_ENV
     assert passphrase_command.NEW_PASSPHRASE_ENV == NEW_PASSPHRASE_ENV

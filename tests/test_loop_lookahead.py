@@ -365,28 +365,6 @@ def test_cli_import_stores_the_first_batch_ahead(tmp_path, monkeypatch, capsys):
         assert len(project.batch_notes(batch)) == 20 and model_spans(project, batch)
 
 
-def test_the_apps_auto_strategy_is_sequential_without_a_model_and_active_with_one(tmp_path):
-    from deid_annotator.annotation import workflow
-    from deid_annotator.annotation.config import batch_strategy
-    from deid_annotator.progress import Progress
-    from test_loop_support import make_project
-
-    assert [batch_strategy(s, False) for s in ("auto", "random", "active")] == \
-        ["sequential", "random", "active"]
-    assert batch_strategy("auto", True) == "active"
-    project, _ = make_project(tmp_path / "fresh.db", n=30)
-    project.close()
-    first = workflow._next_batch(str(tmp_path / "fresh.db"), Progress(), size=5, strategy="auto")
-    with Project.open(tmp_path / "fresh.db") as fresh:
-        assert fresh.batch(first["batch_id"]).strategy == "sequential"   # no model yet
-    project, _ = annotated(tmp_path / "p.db")                            # has a model
-    project.close()
-    made = workflow._next_batch(str(tmp_path / "p.db"), Progress(), size=5, strategy="auto")
-    with Project.open(tmp_path / "p.db") as trained:
-        assert trained.current_model_version() is not None
-        assert trained.batch(made["batch_id"]).strategy == "active"
-
-
 def test_why_this_note_rank_among_the_scored_and_the_patients_gold(tmp_path):
     from deid_annotator.annotation.pick_reasons import pick_reasons
     from test_loop_support import synthetic

@@ -8,7 +8,6 @@ import pytest
 
 from deid_annotator.cli import main
 from deid_annotator.corpus import Corpus
-from deid_annotator.errors import DeidError
 from deid_annotator.formats import write_corpus
 from deid_annotator.loop.simulation import COLUMNS, SimulationRow, plot, summarise
 from deid_annotator.store import Project
@@ -160,19 +159,3 @@ def test_interrupted_simulation_keeps_the_batches_done_and_cleans_up(tmp_path):
     assert list(work.iterdir()) == []  # the temporary project and its model cache are gone
     assert os.environ.get("DEID_ANNOTATOR_CACHE") == str(tmp_path / "cache")  # restored
 
-
-def test_simulate_auto_is_sequential_first_then_active_as_the_app(tmp_path):
-    from deid_annotator.loop.simulation import simulate
-
-    corpus = generate_corpus(30, seed=4)
-    kept = tmp_path / "kept.db"
-    simulate(Corpus(corpus.notes[:24]), Corpus(corpus.notes[24:]), batch_size=4, batches=3,
-             strategy="auto", tagger="test-memo", keep_project=kept)
-    with Project.open(kept, read_only=True) as project:
-        batches = project.batches()
-        assert [b.strategy for b in batches] == ["sequential", "active", "active"]
-        first = [bn.note_id for bn in project.batch_notes(batches[0].id)]
-        assert first == [n.id for n in corpus.notes[:4]]   # import order
-    with pytest.raises(DeidError, match="unknown selection strategy 'clever'"):
-        simulate(Corpus(corpus.notes[:24]), Corpus(corpus.notes[24:]), batch_size=4, batches=1,
-                 strategy="clever", tagger="test-memo")

@@ -30,7 +30,6 @@ from typing import Any, Callable
 
 from ..errors import CancelledError, DeidError
 from ..progress import Progress
-from .config import batch_strategy
 
 #: Seconds between two progress events forwarded to the UI (the last one always goes).
 PROGRESS_INTERVAL = 0.05
@@ -62,7 +61,6 @@ def _retrain(project_path: str, progress: Progress, *, annotator: str | None = N
     if next_size:
         try:
             with Project.open(project_path) as project:
-                strategy = batch_strategy(strategy, has_model=True)   # the retrain made one
                 out["batch_id"] = next_batch(project, next_size, strategy, annotator=annotator,
                                              progress=progress)
         except CancelledError:
@@ -78,7 +76,6 @@ def _next_batch(project_path: str, progress: Progress, *, size: int, strategy: s
     from ..store import Project
 
     with Project.open(project_path) as project:
-        strategy = batch_strategy(strategy, project.current_model_version() is not None)
         return {"batch_id": next_batch(project, size, strategy, annotator=annotator, progress=progress)}
 
 
@@ -92,7 +89,6 @@ def next_batch_stored(project_path: str, progress: Progress, *, size: int, strat
     from ..store import Project
 
     with Project.open(project_path) as project:
-        strategy = batch_strategy(strategy, project.current_model_version() is not None)
         return {"batch_id": next_batch(project, size, strategy, annotator=annotator,
                                        progress=progress, stored_only=True)}
 

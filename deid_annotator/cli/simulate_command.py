@@ -13,9 +13,9 @@ from .options import add_format, add_lang
 from .progress_bar import progress_bar
 
 DEFAULT_TAGGER = "crf"
-#: ``loop.selection.STRATEGIES`` and the app's ``auto``, spelt out: importing the loop package
-#: here (store, sqlite-utils) cost every command ~0.5 s of start-up (a test keeps them equal).
-STRATEGIES = ("sequential", "random", "active", "auto")
+#: ``loop.selection.STRATEGIES``, spelt out: importing the loop package here (store,
+#: sqlite-utils) cost every command ~0.5 s of start-up (a test keeps the two equal).
+STRATEGIES = ("sequential", "random", "active")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,8 +40,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=10, help="notes per batch (default 10)")
     p.add_argument("--batches", type=int, default=20, help="number of batches (default 20)")
     p.add_argument("--strategy", default="sequential", choices=STRATEGIES, metavar="S",
-                   help=f"batch selection: one of {', '.join(STRATEGIES)} (default sequential; "
-                        f"auto, the app's default: active once there is a model)")
+                   help=f"batch selection: one of {', '.join(STRATEGIES)} (default sequential)")
     p.add_argument("--tagger", default=DEFAULT_TAGGER, choices=tagger_names(), metavar="T",
                    help=f"the tagger to retrain: one of {', '.join(tagger_names())} "
                         f"(default {DEFAULT_TAGGER})")

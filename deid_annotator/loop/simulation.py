@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..annotation.config import AUTO, batch_strategy   # the app's default, "auto", as the app resolves it
 from ..corpus import Corpus, Note
 from ..errors import DeidError
 from ..progress import Progress, report
@@ -198,8 +197,7 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
     ``keep_project``: at the end, copy the simulated project there (owner-only: it holds
     the corpus's notes and gold), to look at its batches, versions and corrections.
     """
-    if strategy != AUTO:
-        check_strategy(strategy)
+    check_strategy(strategy)
     if batch_size < 1 or batches < 1:
         raise DeidError("--batch-size and --batches must be at least 1")
     if not corpus.notes:
@@ -239,8 +237,7 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                 if not project.unannotated_note_ids():
                     break
                 report(progress, "batch", k - 1, batches, f"batch {k}: selecting")
-                chosen = batch_strategy(strategy, project.current_model_version() is not None)
-                batch_id = next_batch(project, batch_size, chosen, seed=seed, progress=progress,
+                batch_id = next_batch(project, batch_size, strategy, seed=seed, progress=progress,
                                       length_power=length_power)
                 apply_gold(project, batch_id, gold)
                 ids = [bn.note_id for bn in project.batch_notes(batch_id)]

@@ -69,8 +69,7 @@ class BatchPanel(QWidget):
         for n in BATCH_SIZES:
             self.size_combo.addItem(f"{n} notes", n)
         self.strategy_combo = QComboBox()
-        tips = {"auto": "active once the project has a model, sequential for the first batch",
-                "sequential": "in import order", "random": "a random sample",
+        tips = {"sequential": "in import order", "random": "a random sample",
                 "active": "the notes the model is least sure of, kept diverse"}
         for s in STRATEGIES:
             self.strategy_combo.addItem(s, s)

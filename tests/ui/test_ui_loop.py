@@ -133,7 +133,7 @@ def test_scripted_session_import_correct_submit_retrain(qtbot, tmp_path, gold):
     assert s.batch.model_version == 1
     spans = [x for bn in s.batch_notes for x in s.project.spans(bn.note_id, source="model")]
     assert spans and {x.model_version for x in spans} == {1}
-    # the app's default selection, auto, is active once there is a model; each note says why
+    # the app's default selection is active; each note says why it is in the batch
     assert s.batch.strategy == "active"
     tips = [w.batch_panel.notes.item(i).toolTip() for i in range(w.batch_panel.notes.count())]
     assert tips and all("\nWhy this note: active selection; model v1 was less sure of it" in t
