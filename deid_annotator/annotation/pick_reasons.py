@@ -1,12 +1,12 @@
 """Why a note is in its batch, in words an annotator can check ("why this note?").
 
-Active selection is the app's default once a project has a model, and its picks look
-arbitrary from the outside: a short note with nothing in it, three notes of one patient
-in a row. What the pick rested on is still in the project while the batch is open: the
-uncertainty scores the last retrain stored for the model that pre-annotated the batch
-(:meth:`~deid_annotator.store.Project.uncertainty_ranks`), and, while the batch is open,
-how many of the note's patient's notes are annotated already (the diversity step prefers
-patients the gold does not hold yet). A retrain replaces the stored scores, so a batch picked by an older model
+Active selection is the app's default, and its picks look arbitrary from the outside: a
+short note with nothing in it, three notes of one patient in a row. What a pick rested on
+is still in the project while its batch is open: the uncertainty scores the last retrain
+stored for the model that pre-annotated the batch
+(:meth:`~deid_annotator.store.Project.uncertainty_ranks`), and how many of the note's
+patient's notes are annotated already (the diversity step prefers patients the gold does
+not hold yet). A retrain replaces the stored scores, so a batch picked by an older model
 is explained by its strategy only, and so is a note the active strategy scored at batch
 time (no scores stored).
 """
