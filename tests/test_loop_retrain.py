@@ -343,6 +343,7 @@ def test_a_failure_while_measuring_keeps_the_version_and_says_why(tmp_path):
     from deid_annotator.taggers import register
 
     register(_SecondFitFails)
+    _SecondFitFails.fits = 0
     project, _ = annotated_project(tmp_path, batches=4, n=50)
     _gold_sides(project)
     result = RetrainJob(project.path, "test-second-fit-fails").run()
