@@ -27,7 +27,7 @@ leaves the version in place with ``eval_status`` saying why there are no scores.
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
 ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``, ``measure: train``,
-``measure: evaluate``...) carry ``info`` with ``elapsed_seconds`` and, once a stage with a
+``measure: tag``...) carry ``info`` with ``elapsed_seconds`` and, once a stage with a
 known total has moved, ``eta_seconds`` (time left in that stage, from its pace so far); the
 tagger's epoch and loss pass through. Cancelling (``job.cancel()`` or ``progress.cancel()``)
 before the store step raises :class:`CancelledError`; failure or cancel stores nothing, so
