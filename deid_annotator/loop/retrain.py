@@ -73,7 +73,7 @@ class RetrainResult:
     training_notes: int               # every gold note, the evaluation slice's too
     eval_notes: int                   # the slice: scored by a second model trained without it
     metrics: dict[str, Any]
-    seconds: float                    # the retrain, wall time (pool scoring after it not included)
+    seconds: float                    # the retrain, wall time (scoring, ahead, measuring not included)
     train_seconds: float              # fit only
     warm_start: bool
     refreshed_notes: int = 0          # open-batch notes pre-annotated again
