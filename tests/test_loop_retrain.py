@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import os
+import select
 import sqlite3
 import stat
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -13,8 +17,11 @@ from deid_annotator.loop import (RetrainJob, current_tagger, load_version, model
                                  next_batch, rollback, split_eval_slice, store_model, submit)
 from deid_annotator.loop.evaluation_slice import in_eval_slice
 from deid_annotator.loop.models import ARCHIVE_TABLE, clear_memory_cache, pack_model
+from deid_annotator.loop.retrain import MEASURING, MEASURING_UNFINISHED, settle_unfinished_measuring
 from deid_annotator.progress import Progress
+from deid_annotator.store import Project
 
+from conftest import ROOT
 from test_loop_support import ANNOTATOR, MemoTagger, correct_to_gold, make_project
 
 
@@ -371,4 +378,103 @@ def test_scores_that_cannot_be_stored_leave_the_version_measuring(tmp_path, monk
                                              "(database or disk is full)")
     stored = project.current_model_version()
     assert stored.number == result.version and stored.metrics["eval_status"] == "measuring on the evaluation slice"
+    project.close()
+
+
+# -- a version left "measuring" by an app that stopped is settled when the project opens ---------
+UNFINISHED_TEXT = ("n/a: measuring on the evaluation slice did not finish (the app stopped, or the "
+                   "scores could not be stored); the next retrain measures its own version")
+
+#: A retrain in its own process whose measuring model never finishes (the test kills it).
+_RETRAIN_KILLED_WHILE_MEASURING = textwrap.dedent("""
+    import sys, threading
+    from deid_annotator.loop import RetrainJob
+    from deid_annotator.taggers import register
+    from test_loop_support import MemoTagger
+
+    @register
+    class MeasuringNeverEnds(MemoTagger):
+        name = "test-measuring-never-ends"
+        fits = 0
+
+        def fit(self, notes, progress=None, warm_start=None):
+            type(self).fits += 1
+            if type(self).fits > 1:
+                print("measuring", flush=True)
+                threading.Event().wait()
+            return super().fit(notes, progress, warm_start)
+
+    RetrainJob(sys.argv[1], MeasuringNeverEnds.name, annotator=sys.argv[2]).run()
+""")
+
+
+def test_the_unfinished_measuring_status_text():
+    assert MEASURING == "measuring on the evaluation slice"
+    assert MEASURING_UNFINISHED == UNFINISHED_TEXT
+
+
+def test_a_version_left_measuring_by_a_killed_app_says_so_when_the_project_opens(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    _gold_sides(project)
+    path = project.path
+    project.close()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    with open(tmp_path / "child.err", "w") as err:
+        child = subprocess.Popen([sys.executable, "-c", _RETRAIN_KILLED_WHILE_MEASURING, str(path),
+                                  ANNOTATOR], stdout=subprocess.PIPE, stderr=err, text=True,
+                                 cwd=ROOT, env=env)
+        try:
+            ready, _, _ = select.select([child.stdout], [], [], 120)
+            said = child.stdout.readline() if ready else ""
+        finally:
+            child.kill()
+            child.wait()
+    assert said == "measuring\n", (tmp_path / "child.err").read_text()
+
+    with Project.open(path) as project:
+        left = project.current_model_version()
+        assert (left.number, left.tagger) == (1, "test-measuring-never-ends")
+        assert left.metrics["eval_status"] == "measuring on the evaluation slice"
+        assert left.metrics["token"] is None
+        archive = project.query(f"SELECT * FROM {ARCHIVE_TABLE}")
+        assert [r["version"] for r in archive] == [1]
+
+        assert settle_unfinished_measuring(project, ANNOTATOR) == [1]
+        settled = project.current_model_version()
+        assert settled.metrics["eval_status"] == UNFINISHED_TEXT
+        assert settled.metrics == {**left.metrics, "eval_status": UNFINISHED_TEXT}
+        assert (settled.number, settled.tagger, settled.path, settled.created,
+                settled.training_notes, settled.is_current) == \
+            (left.number, left.tagger, left.path, left.created, left.training_notes, True)
+        assert project.query(f"SELECT * FROM {ARCHIVE_TABLE}") == archive   # the model as stored
+        audit = project.audit_log(None, action="replace_model_eval_status")
+        assert [(r["annotator"], r["table"], r["row_id"]) for r in audit] == \
+            [(ANNOTATOR, "model_versions", 1)]
+        assert audit[0]["before"] == {"metrics": left.metrics}
+        assert audit[0]["after"] == {"metrics": settled.metrics}
+        # said once: opening the project again changes nothing
+        assert settle_unfinished_measuring(project, ANNOTATOR) == []
+        assert len(project.audit_log(None, action="replace_model_eval_status")) == 1
+
+
+def test_settling_leaves_measured_versions_and_other_statuses_alone(tmp_path):
+    project, _ = annotated_project(tmp_path, batches=4, n=50)
+    _, train, held = _gold_sides(project)
+    result = RetrainJob(project.path, "test-memo").run()   # measured to the end
+    measured = project.model_version(result.version).metrics
+    assert measured["eval_status"] is None and measured["measure_training_notes"] == len(train)
+    others = ["n/a: measuring on the evaluation slice was cancelled",
+              "n/a: measuring on the evaluation slice failed (RuntimeError: the measuring model broke)",
+              "n/a: the slice's scores could not be stored (database or disk is full)",
+              "n/a: fewer than 10 gold notes"]
+    numbers = [project.add_model_version("test-memo", f"models/{i}", {"eval_status": why, "token": None})
+               for i, why in enumerate(others)]
+    before = project.model_versions()
+    actions = len(project.actions(None))
+
+    assert settle_unfinished_measuring(project, ANNOTATOR) == []
+    assert project.model_versions() == before
+    assert [project.model_version(n).metrics["eval_status"] for n in numbers] == others
+    assert project.model_version(result.version).metrics == measured
+    assert len(project.actions(None)) == actions
     project.close()

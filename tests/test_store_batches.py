@@ -141,3 +141,46 @@ def test_set_model_metrics_replaces_them_and_refuses_what_is_not_json_or_no_vers
         with pytest.raises(ProjectError, match="no model version 9"):
             project.set_model_metrics(9, {})
         assert project.model_version(number).metrics["token"] == {"f1": 0.5}
+
+
+def test_replace_model_eval_status_rewrites_only_that_status_in_one_audited_action(tmp_path):
+    path = tmp_path / "m.db"
+    with Project.create(path, labels=["NAME"]) as project:
+        measured = {"eval_status": None, "token": {"f1": 0.5}}
+        stuck = {"eval_status": "measuring", "eval_notes": 4, "token": None, "warm_start": False}
+        project.add_model_version("crf", "models/1", metrics=measured)
+        project.add_model_version("crf", "models/2", metrics=stuck, training_notes=20)
+        project.add_model_version("crf", "models/3", metrics={"eval_status": "n/a: cancelled"})
+        project.add_model_version("crf", "models/4", metrics={})
+        project.add_model_version("crf", "models/5", metrics=dict(stuck, eval_notes=6), make_current=False)
+        before = {v.number: v for v in project.model_versions()}
+        actions = len(project.actions(None))
+        assert project.replace_model_eval_status("measuring", "n/a: stopped", annotator="lead") == [2, 5]
+        after = {v.number: v for v in project.model_versions()}
+        assert [after[n].metrics for n in (1, 2, 3, 4, 5)] == [
+            {"eval_status": None, "token": {"f1": 0.5}},
+            {"eval_status": "n/a: stopped", "eval_notes": 4, "token": None, "warm_start": False},
+            {"eval_status": "n/a: cancelled"},
+            {},
+            {"eval_status": "n/a: stopped", "eval_notes": 6, "token": None, "warm_start": False}]
+        # the rest of each version is as it was: tagger, path, created, training notes, current
+        def rest(v):
+            return v.number, v.tagger, v.path, v.created, v.training_notes, v.is_current
+
+        assert [rest(after[n]) for n in after] == [rest(before[n]) for n in before]
+        assert [rest(after[n])[1:] for n in (2, 5)] == [
+            ("crf", "models/2", before[2].created, 20, False),
+            ("crf", "models/5", before[5].created, 0, False)]
+        # one action, one audit row per version rewritten, with the metrics before and after
+        assert len(project.actions(None)) == actions + 1
+        audit = project.audit_log(action="replace_model_eval_status")
+        assert [(r["annotator"], r["table"], r["row_id"]) for r in audit] == \
+            [("lead", "model_versions", 5), ("lead", "model_versions", 2)]
+        assert len({r["action_id"] for r in audit}) == 1
+        assert audit[1]["before"] == {"metrics": before[2].metrics}
+        assert audit[1]["after"] == {"metrics": after[2].metrics}
+        # nothing left to rewrite: nothing written, not even an action
+        assert project.replace_model_eval_status("measuring", "n/a: stopped", annotator="lead") == []
+        assert len(project.actions(None)) == actions + 1
+    with Project.open(path, read_only=True) as project:   # nothing to rewrite: no write attempted
+        assert project.replace_model_eval_status("measuring", "n/a: stopped") == []

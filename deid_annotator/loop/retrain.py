@@ -23,7 +23,8 @@ stored model learnt from the slice too, so a second model is trained the same wa
 other gold notes and scored on the slice (stages ``measure: ...``), as INCEpTION evaluates
 a recommender on a split and then trains it on everything. Until then the version's
 metrics say ``eval_status`` "measuring on the evaluation slice"; a cancel or failure there
-leaves the version in place with ``eval_status`` saying why there are no scores.
+leaves the version in place with ``eval_status`` saying why there are no scores. If the app
+stops during that step, :func:`settle_unfinished_measuring` says so when it next opens the project.
 
 Progress events (stage ``load``, the tagger's own stages such as ``train``, then
 ``store``, ``pre-annotate``, ``score``, ``pre-annotate ahead``, ``measure: train``,
@@ -62,6 +63,11 @@ BACKGROUND_SCORE_SAMPLE = 500
 
 #: A version's metrics until the slice is measured (the job's last step).
 MEASURING = "measuring on the evaluation slice"
+#: A version's metrics when its retrain never finished measuring it (the app was killed,
+#: crashed or lost power meanwhile; or the scores could not be stored): set when a project
+#: is next opened (:func:`settle_unfinished_measuring`).
+MEASURING_UNFINISHED = ("n/a: measuring on the evaluation slice did not finish (the app stopped, "
+                        "or the scores could not be stored); the next retrain measures its own version")
 #: What the slice's scores measure: not the stored model, which learnt from the slice too.
 MEASURED_BY = "a model trained the same way on the gold notes outside the slice"
 
@@ -403,6 +409,17 @@ class RetrainJob:
             return stored, "cancelled: the next batch pre-annotates the notes not done ahead"
         except Exception as exc:
             return 0, f"{type(exc).__name__}: {exc}"
+
+
+def settle_unfinished_measuring(project: Project, annotator: str | None = None) -> list[int]:
+    """Say why versions still "measuring on the evaluation slice" have no scores
+    (:data:`MEASURING_UNFINISHED`); their model and other metrics stay. Returns their numbers.
+
+    Only where no retrain of the project can be running, such as the app opening a project
+    with no retrain job of its own under way (another program's retrain holds the project's
+    lock, so the app opens it read-only): a version being measured would be mislabelled until
+    its scores are stored."""
+    return project.replace_model_eval_status(MEASURING, MEASURING_UNFINISHED, annotator=annotator)
 
 
 def retrain(project_path, tagger_name: str | None = None, **kwargs) -> RetrainResult:

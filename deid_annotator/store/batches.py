@@ -261,6 +261,32 @@ class BatchesMixin:
             action = self._action("set_model_metrics", annotator)
             self._audit(action, "model_versions", number, {"metrics": old}, {"metrics": metrics})
 
+    def replace_model_eval_status(self, old: str, new: str, annotator: str | None = None) -> list[int]:
+        """Rewrite ``eval_status`` ``old`` as ``new`` in every version whose metrics have it,
+        their other metrics kept (audited, one transaction); returns those versions' numbers.
+        Writes nothing when no version has it."""
+        if not self._versions_with_eval_status(old):
+            return []   # the usual case: no transaction, no annotator registered
+        changed = []
+        with self._write():
+            annotator = self._annotator(annotator, required=False)
+            action = None
+            # read again inside the transaction: scores stored meanwhile are not overwritten
+            for version in self._versions_with_eval_status(old):
+                metrics = dict(version.metrics, eval_status=new)
+                self.db.execute("UPDATE model_versions SET metrics = ? WHERE number = ?",
+                                (dumps(metrics), version.number))
+                if action is None:
+                    action = self._action("replace_model_eval_status", annotator)
+                self._audit(action, "model_versions", version.number, {"metrics": version.metrics},
+                            {"metrics": metrics})
+                changed.append(version.number)
+        return changed
+
+    def _versions_with_eval_status(self, status: str) -> list[ModelVersion]:
+        return [v for v in self.model_versions()
+                if isinstance(v.metrics, dict) and v.metrics.get("eval_status") == status]
+
     def set_current_model_version(self, number: int, annotator: str | None = None) -> None:
         with self._write():
             annotator = self._annotator(annotator, required=False)

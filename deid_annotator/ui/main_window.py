@@ -312,6 +312,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.project = project
+        self._settle_unfinished_measuring()
         try:  # a project opened read-only makes a read-only session (no edits, no time)
             self.session = AnnotationSession(project, self.config.annotator,
                                              low_confidence=self.config.low_confidence,
@@ -340,6 +341,16 @@ class MainWindow(QMainWindow):
         if self.tabs.currentIndex() == 1:
             self.refresh_dashboard()
         return True
+
+    def _settle_unfinished_measuring(self) -> None:
+        """A version still "measuring" when the project opens was left by a retrain that
+        stopped with the app: say so. Not while a retrain job of this window runs (it may be
+        measuring now); another program's retrain holds the lock, so the project is read-only."""
+        if self.project.read_only or (self.job is not None and self.job_kind == "retrain"):
+            return
+        from ..loop.retrain import settle_unfinished_measuring
+
+        self._guard(settle_unfinished_measuring, self.project, self.config.annotator)
 
     def close_project(self) -> None:
         if self.session is not None:

@@ -1,7 +1,8 @@
 """The app on protected projects: a new encrypted project (and importing into it), the
 passphrase dialog (wrong, right, cancelled, from the environment), a second instance
 opening read-only with every edit disabled and nothing written, changing the passphrase,
-and the pre-annotation minimum-confidence control."""
+the pre-annotation minimum-confidence control, and a model version left "measuring" by an
+app that stopped (said when the project opens; not while the window's own retrain measures)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +11,8 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from PySide6.QtTest import QTest
 from conftest import ANNOTATOR, NoisyGoldTagger
 
 from deid_annotator import taggers
-from deid_annotator.annotation import operating_point
+from deid_annotator.annotation import operating_point, workflow
 from deid_annotator.corpus import Span
 from deid_annotator.formats import write_corpus
 from deid_annotator.loop import next_batch, store_model
@@ -374,3 +377,107 @@ def test_without_a_model_the_rules_taggers_floor_shows_without_stalling_the_wind
     qtbot.waitUntil(lambda: "the model's own: 0.40" in panel.min_confidence_info.text(),
                     timeout=120000)
     assert panel.min_confidence_spin.value() == 0.4 and panel.min_confidence_spin.isEnabled()
+
+
+# -- a version left "measuring on the evaluation slice" by an app that stopped ----------------------------
+UNFINISHED = ("n/a: measuring on the evaluation slice did not finish (the app stopped, or the "
+              "scores could not be stored); the next retrain measures its own version")
+
+
+def _leave_a_version_measuring(path: Path, model_dir: Path) -> dict:
+    """What a retrain killed while measuring leaves: its version, current, still "measuring"."""
+    metrics = {"eval_notes": 5, "eval_share": 0.2, "training_notes": 20, "train_seconds": 1.5,
+               "warm_start": False, "gold_notes": 20, "token": None, "strict": None,
+               "instance": None, "eval_status": "measuring on the evaluation slice"}
+    LengthTagger().save(model_dir)
+    with Project.open(path) as p:
+        store_model(p, LengthTagger.name, model_dir, metrics=metrics, training_notes=20)
+    return metrics
+
+
+def test_opening_a_project_says_a_version_left_measuring_did_not_finish(project_path, tmp_path,
+                                                                         make_window, monkeypatch):
+    monkeypatch.setitem(taggers._LOADED, LengthTagger.name, LengthTagger)
+    left = _leave_a_version_measuring(project_path, tmp_path / "model")
+    with Project.open(project_path, read_only=True) as p:
+        stored = p.model_version(1)
+        archive = p.query("SELECT * FROM model_archives")
+    w = make_window()
+    assert w.open_project(project_path) and w.errors == []
+    version = w.project.model_version(1)
+    assert version.metrics["eval_status"] == UNFINISHED
+    assert version.metrics == {**left, "eval_status": UNFINISHED}
+    assert (version.tagger, version.path, version.created, version.training_notes, version.is_current) == \
+        (LengthTagger.name, stored.path, stored.created, 20, True)
+    assert w.project.query("SELECT * FROM model_archives") == archive
+    audit = w.project.audit_log(None, action="replace_model_eval_status")
+    assert [(r["annotator"], r["table"], r["row_id"], r["before"], r["after"]) for r in audit] == \
+        [(ANNOTATOR, "model_versions", 1, {"metrics": left}, {"metrics": version.metrics})]
+    # said once: opening the project again changes nothing more
+    w.close_project()
+    assert w.open_project(project_path)
+    assert len(w.project.audit_log(None, action="replace_model_eval_status")) == 1
+
+
+def test_a_project_opened_read_only_keeps_a_version_measuring(project_path, tmp_path, make_window,
+                                                              monkeypatch, request):
+    """Another program holds the project: its own retrain may be measuring right now."""
+    monkeypatch.setitem(taggers._LOADED, LengthTagger.name, LengthTagger)
+    left = _leave_a_version_measuring(project_path, tmp_path / "model")
+    request.getfixturevalue("held_elsewhere")
+    monkeypatch.setattr(project_dialogs, "ask_open_read_only", lambda parent, p, holder: True)
+    w = make_window()
+    assert w.open_project(project_path) and w.project.read_only and w.errors == []
+    assert w.project.model_version(1).metrics == left
+    assert w.project.audit_log(None, action="replace_model_eval_status") == []
+
+
+class GatedLengthTagger(LengthTagger):
+    """Its second fit (the model measuring the slice) waits for the test's go-ahead."""
+
+    name = "test-gated-lengths"
+    fits = 0
+    measuring = threading.Event()
+    go_on = threading.Event()
+
+    def fit(self, notes, progress=None):
+        type(self).fits += 1
+        if type(self).fits > 1:
+            type(self).measuring.set()
+            assert type(self).go_on.wait(60), "the test never let the measuring finish"
+        return self
+
+
+def test_reopening_the_project_while_its_retrain_measures_leaves_that_to_the_retrain(
+        qtbot, tmp_path, gold, make_window, monkeypatch):
+    monkeypatch.setitem(taggers._LOADED, GatedLengthTagger.name, GatedLengthTagger)
+    GatedLengthTagger.fits = 0
+    GatedLengthTagger.measuring.clear()
+    GatedLengthTagger.go_on.clear()
+    path = tmp_path / "measure.db"
+    with Project.create(path, labels=gold.labels()) as p:
+        p.import_corpus(gold.subset(gold.notes[:16]), source="gold")
+        p.import_corpus(gold.subset(gold.notes[16:]).without_spans(), source="model")
+    w = make_window()
+    assert w.open_project(path)
+    job = workflow.ThreadJob("retrain", partial(workflow._retrain, str(path), annotator=ANNOTATOR,
+                                                tagger=GatedLengthTagger.name, min_gold_notes=4,
+                                                eval_share=0.5))
+    assert w.start_job(job, "Retraining")
+    try:
+        assert GatedLengthTagger.measuring.wait(60), w.errors
+        assert w.project.model_version(1).metrics["eval_status"] == "measuring on the evaluation slice"
+        assert w.open_project(path)                       # the same project, while it is measured
+        assert w.project.model_version(1).metrics["eval_status"] == "measuring on the evaluation slice"
+        assert w.project.audit_log(None, action="replace_model_eval_status") == []
+    finally:
+        GatedLengthTagger.go_on.set()
+    with qtbot.waitSignal(w.jobFinished, timeout=60000) as done:
+        pass
+    assert done.args[0] == "retrain" and done.args[1]["version"] == 1, w.errors
+    measured = w.project.model_version(1).metrics
+    assert measured["eval_status"] is None
+    assert measured["measured_by"] == "a model trained the same way on the gold notes outside the slice"
+    assert measured["strict"] == done.args[1]["metrics"]["strict"]
+    assert [r["action"] for r in w.project.audit_log(None) if r["table"] == "model_versions"] == \
+        ["set_model_metrics", "add_model_version"]
