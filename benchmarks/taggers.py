@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
 THRESHOLDS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 #: Feature groups left out one at a time in the ablation rows.
-ABLATED_GROUPS = ("note", "context", "words", "gazetteer", "marginals", "shape")
+ABLATED_GROUPS = ("note", "context", "words", "gazetteer", "marginals", "shape", "spread")
 
 
 def tag_with_cli(model_dir: Path, test_dir: Path, out_dir: Path) -> tuple[Corpus, float]:

@@ -19,7 +19,8 @@ from deid_annotator.taggers.stacked import CLASSIFIER_FILE, StackedTagger
 from deid_annotator.taggers.stacking_candidates import MARGINAL_SOURCE, find_candidates
 from deid_annotator.taggers.stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from deid_annotator.taggers.stacking_members import (MemberOutput, cross_validated_outputs,
-                                                      member_options, patient_folds)
+                                                      member_options, member_outputs, patient_folds)
+from deid_annotator.taggers.word_spread import SPREAD_FILE, WordSpread, words_of
 from deid_annotator.tokenization import Tokenizer
 
 TEXT = "Seen by Dr John Smith today.\nSmith aware, wife Mary at 555-1234."
@@ -94,6 +95,29 @@ def test_feature_matrix_has_named_columns_per_group(tokens):
     assert smith[col["note:same_elsewhere"]] == 1 and smith[col["note:best_elsewhere"]] > 0
     phone = X[by_text["555-1234"]]
     assert phone[col["shape:digits"]] > 0.8 and phone[col["crf:overlap"]] == 0
+
+
+def test_spread_features_count_other_patients_using_the_span_words(tokens):
+    outputs = _outputs(tokens)
+    cands = find_candidates(TEXT, tokens, outputs, marginal_threshold=0.01)
+    builder = FeatureBuilder(["rules", "crf"], ["crf"])
+    col = {n: i for i, n in enumerate(builder.names)}
+    spread = WordSpread({"smith": 3, "john": 7, "dr": 40}, {"smith": {"me", "a", "b"}})
+
+    def row(view, text):
+        k = next(k for k, c in enumerate(cands) if TEXT[c.start:c.end] == text)
+        return builder.matrix(view, cands)[k]
+
+    tagging = row(NoteView(TEXT, tokens, outputs, spread), "John Smith")
+    assert tagging[col["spread:fewest"]] == pytest.approx(np.log1p(3))
+    assert tagging[col["spread:most"]] == pytest.approx(np.log1p(7))
+    assert tagging[col["spread:unique"]] == 0
+    training = row(NoteView(TEXT, tokens, outputs, spread, patient="me"), "Smith")
+    assert training[col["spread:fewest"]] == pytest.approx(np.log1p(2))   # "me" left out
+    phone = row(NoteView(TEXT, tokens, outputs, spread), "555-1234")      # no letters
+    assert phone[col["spread:fewest"]] == -1 and phone[col["spread:unique"]] == 0
+    unseen = row(NoteView(TEXT, tokens, outputs, spread), "Mary at")
+    assert unseen[col["spread:fewest"]] == 0 and unseen[col["spread:unique"]] == 1
 
 
 def test_feature_groups_can_be_left_out():
@@ -234,12 +258,42 @@ def test_predict_keeps_candidates_at_or_above_the_threshold(trained):
 def test_save_and_load_give_the_same_predictions(trained, tmp_path):
     tagger, _, test = trained
     directory = tagger.save(tmp_path / "stacked")
-    assert {p.name for p in directory.iterdir()} >= {"rules", "crf", CLASSIFIER_FILE, "model.json"}
+    assert {p.name for p in directory.iterdir()} >= {"rules", "crf", CLASSIFIER_FILE, SPREAD_FILE,
+                                                      "model.json"}
     assert stat.S_IMODE(os.stat(directory / CLASSIFIER_FILE).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(directory / SPREAD_FILE).st_mode) == 0o600   # holds names
     loaded = load_model(directory)
     assert isinstance(loaded, StackedTagger)
     assert loaded.options["threshold"] == tagger.options["threshold"]
     assert loaded.predict(test) == tagger.predict(test)
+
+
+def test_training_rows_leave_the_own_patient_out_of_the_word_spread(trained):
+    tagger, train, _ = trained
+    outputs = {m.name: member_outputs(m, train) for m in tagger.members}
+    rows = tagger.training_rows(train, outputs)
+    assert len({group_key(n) for n in train}) > 1
+    # while training, a held-out patient is new: its words count the other patients only
+    spread = WordSpread.from_notes(train)
+    fewest = tagger.builder.names.index("spread:fewest")
+    at = 0
+    for note, spans in zip(train, rows.spans_of):
+        for span in spans:
+            others = [spread.others(w, group_key(note)) for w in words_of(note.text[span.start:span.end])]
+            assert rows.X[at, fewest] == (pytest.approx(np.log1p(min(others))) if others else -1)
+            at += 1
+    assert at == len(rows.y)
+    # tagging counts every training patient
+    assert tagger.word_spread.counts == spread.counts
+
+
+def test_models_saved_before_the_spread_features_load_and_tag_as_before(trained, tmp_path):
+    _, train, test = trained
+    older = StackedTagger(**FAST, features=[g for g in FEATURE_GROUPS if g != "spread"]).fit(train)
+    directory = older.save(tmp_path / "older")
+    assert not (directory / SPREAD_FILE).exists()
+    loaded = load_model(directory)
+    assert loaded.word_spread is None and loaded.predict(test) == older.predict(test)
 
 
 def test_corrupt_or_missing_parts_are_model_errors_naming_the_file(trained, tmp_path):
@@ -256,6 +310,10 @@ def test_corrupt_or_missing_parts_are_model_errors_naming_the_file(trained, tmp_
 
     shutil.rmtree(directory / "crf")
     with pytest.raises(ModelError, match="lacks its 'crf' member"):
+        load_model(directory)
+    directory = tagger.save(tmp_path / "third")
+    (directory / SPREAD_FILE).unlink()
+    with pytest.raises(ModelError, match="word spread file is missing"):
         load_model(directory)
 
 

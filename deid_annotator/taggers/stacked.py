@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -36,6 +37,7 @@ from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
                                member_outputs, patient_folds)
 from .union import merge_union
+from .word_spread import WordSpread
 
 CLASSIFIER_FILE = "classifier.joblib"
 CLASSIFIERS = ("hgb", "logistic", "svm")
@@ -117,6 +119,31 @@ def make_classifier(kind: str, seed: int):
     raise DeidError(f"stacked tagger: unknown classifier {kind!r}")
 
 
+@dataclass
+class TrainingRows:
+    """What :meth:`StackedTagger.training_rows` gives: the feature matrix ``X``, targets
+    ``y`` and patient ``groups`` of the candidates, and each note's candidate spans (in
+    row order)."""
+
+    notes: list[Note]
+    X: np.ndarray
+    y: np.ndarray
+    groups: list[str]
+    spans_of: list[list[Span]]
+    word_spread: WordSpread | None = None   # learnt from the notes (``spread`` features)
+
+    def confidences(self, probabilities: np.ndarray) -> TokenConfidences:
+        """Token precision/recall at any threshold when the candidates get ``probabilities``
+        (rows in order), against the notes' gold spans."""
+        out, at = [], 0
+        for note, spans in zip(self.notes, self.spans_of):
+            out.append(Note(note.id, note.text, {}, [s.with_(confidence=float(p)) for s, p in
+                                                     zip(spans, probabilities[at:at + len(spans)])]))
+            at += len(spans)
+        gold = Corpus([Note(n.id, n.text, {}, list(n.spans)) for n in self.notes])
+        return TokenConfidences(gold, Corpus(out))
+
+
 def _marginal_members(names: Sequence[str]) -> list[str]:
     return [n for n in names if hasattr(tagger_class(n), "predict_token_marginals")]
 
@@ -135,6 +162,7 @@ class StackedTagger(Tagger):
         super().__init__(lang=lang, **merged)
         self.members: list[Tagger] = []
         self.classifier = None
+        self.word_spread: WordSpread | None = None   # the "spread" features' counts
         self.builder = FeatureBuilder(merged["members"], _marginal_members(merged["members"]),
                                       merged["features"])
 
@@ -178,38 +206,14 @@ class StackedTagger(Tagger):
         if [m.name for m in members] != names:
             raise DeidError(f"stacked tagger: members {[m.name for m in members]} are not {names}")
         started = time.perf_counter()
-        blocks, targets, groups, spans_of, n_cands = [], [], [], [], []
-        for k, note in enumerate(notes):
-            if progress is not None and progress.cancelled:
-                raise CancelledError("cancelled by the user")
-            view, cands = self._candidates(note, {n: cv_outputs[n][k] for n in names})
-            gold = set()
-            starts = [t.start for t in view.tokens]
-            ends = [t.end for t in view.tokens]
-            for s in note.spans:
-                rng = token_range(view.tokens, starts, ends, s)
-                if rng:
-                    gold.update(range(*rng))
-            blocks.append(self.builder.matrix(view, cands))
-            targets += [gold_share(c, gold) >= self.options["min_gold_share"] - 1e-9 for c in cands]
-            groups += [group_key(note)] * len(cands)
-            spans_of.append([Span(c.start, c.end, "PHI") for c in cands])
-            n_cands.append(len(cands))
-            report(progress, "stacking", k + 1, len(notes), "candidate features")
-        X = np.vstack(blocks) if blocks else np.zeros((0, self.builder.width))
-        y = np.asarray(targets, dtype=int)
+        rows = self.training_rows(notes, cv_outputs, progress)
+        # tagging counts every training patient
+        self.word_spread = WordSpread(rows.word_spread.counts) if rows.word_spread else None
+        X, y, groups = rows.X, rows.y, rows.groups
         if len(set(y.tolist())) < 2:
             raise DeidError(f"stacked tagger: the members' {len(y)} candidate spans are "
                             f"{'all' if y.all() else 'never'} PHI; annotate more notes first")
-        gold_corpus = Corpus([Note(n.id, n.text, {}, list(n.spans)) for n in notes])
-
-        def scored(probabilities: np.ndarray) -> TokenConfidences:
-            out, at = [], 0
-            for note, spans, n in zip(notes, spans_of, n_cands):
-                out.append(Note(note.id, note.text, {}, [s.with_(confidence=float(p)) for s, p in
-                                                         zip(spans, probabilities[at:at + n])]))
-                at += n
-            return TokenConfidences(gold_corpus, Corpus(out))
+        scored = rows.confidences
 
         target = self.options["target_recall"]
         ceiling = scored(np.ones(len(y))).at(0.0).token.recall
@@ -278,13 +282,46 @@ class StackedTagger(Tagger):
         self.learn_common_words(notes)
         return self
 
+    def training_rows(self, notes: Sequence[Note], cv_outputs: Mapping[str, Sequence[MemberOutput]],
+                      progress: Progress | None = None) -> "TrainingRows":
+        """The classifier's training data: one row per candidate of each note (members'
+        outputs ``cv_outputs[name][k]`` on ``notes[k]``), labelled PHI when gold spans cover
+        ``min_gold_share`` of its tokens, grouped by patient. The ``spread`` features count
+        the other patients of ``notes``: held out, a note's patient is new to the model."""
+        notes = list(notes)
+        names = self.options["members"]
+        spread = WordSpread.from_notes(notes) if "spread" in self.options["features"] else None
+        blocks, targets, groups, spans_of = [], [], [], []
+        for k, note in enumerate(notes):
+            if progress is not None and progress.cancelled:
+                raise CancelledError("cancelled by the user")
+            # the note's own patient is left out of the word spread: held out, it is new
+            view, cands = self._candidates(note, {n: cv_outputs[n][k] for n in names},
+                                           spread, patient=group_key(note))
+            gold = set()
+            starts = [t.start for t in view.tokens]
+            ends = [t.end for t in view.tokens]
+            for s in note.spans:
+                rng = token_range(view.tokens, starts, ends, s)
+                if rng:
+                    gold.update(range(*rng))
+            blocks.append(self.builder.matrix(view, cands))
+            targets += [gold_share(c, gold) >= self.options["min_gold_share"] - 1e-9 for c in cands]
+            groups += [group_key(note)] * len(cands)
+            spans_of.append([Span(c.start, c.end, "PHI") for c in cands])
+            report(progress, "stacking", k + 1, len(notes), "candidate features")
+        X = np.vstack(blocks) if blocks else np.zeros((0, self.builder.width))
+        return TrainingRows(notes, X, np.asarray(targets, dtype=int), groups, spans_of, spread)
+
     # -- prediction -----------------------------------------------------------------------
-    def _candidates(self, note: Note, outputs: Mapping[str, MemberOutput]
+    def _candidates(self, note: Note, outputs: Mapping[str, MemberOutput],
+                    spread: WordSpread | None = None, patient: str | None = None
                     ) -> tuple[NoteView, list[Candidate]]:
+        """The note's view and candidates; ``spread`` (training) stands in for the model's."""
         tokens = next((o.tokens for o in outputs.values() if o.tokens is not None), None)
         if tokens is None:
             tokens = self.tokenizer(note.text) if note.text.strip() else []
-        view = NoteView(note.text, tokens, outputs)
+        view = NoteView(note.text, tokens, outputs, spread or self.word_spread, patient)
         return view, find_candidates(note.text, tokens, outputs, self.options["marginal_threshold"])
 
     def _require_model(self) -> None:
@@ -334,6 +371,8 @@ class StackedTagger(Tagger):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # learned from PHI
         with os.fdopen(fd, "wb") as fh:
             joblib.dump(self.classifier, fh)
+        if self.word_spread is not None:
+            self.word_spread.save(directory)
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
         import joblib
@@ -359,6 +398,8 @@ class StackedTagger(Tagger):
             raise ModelError(f"{path}: the classifier does not fit the model's features "
                              f"({self.builder.width} expected)")
         self.members, self.classifier = members, classifier
+        # models saved before the "spread" features do not list them and have no file
+        self.word_spread = WordSpread.load(directory) if "spread" in self.options["features"] else None
 
 
-__all__ = ["StackedTagger", "DEFAULTS", "CLASSIFIERS", "make_classifier"]
+__all__ = ["StackedTagger", "DEFAULTS", "CLASSIFIERS", "TrainingRows", "make_classifier"]

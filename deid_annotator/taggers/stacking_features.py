@@ -14,7 +14,10 @@
 ``words``      the span's own words, hashed;
 ``note``       the same lower-cased string as another candidate elsewhere in the note,
                how strong that one is, how often the string occurs (nursing notes repeat
-               names).
+               names);
+``spread``     how many other patients' training notes use the span's words, fewest and
+               most (:mod:`.word_spread`: names belong to one patient, ordinary words to
+               many).
 """
 from __future__ import annotations
 
@@ -28,9 +31,10 @@ from ..tokenization import Token
 from .gazetteers import PHRASE_CATEGORIES, fold, load_gazetteers
 from .stacking_candidates import CHUNK_SOURCE, MARGINAL_SOURCE, Candidate, token_range
 from .stacking_members import MemberOutput
+from .word_spread import WordSpread, words_of
 
 FEATURE_GROUPS: tuple[str, ...] = ("members", "marginals", "agreement", "shape", "gazetteer",
-                                   "context", "words", "note")
+                                   "context", "words", "note", "spread")
 CONTEXT_BUCKETS = 64
 WORD_BUCKETS = 64
 _NO_RANK = math.log1p(1_000_000)
@@ -58,10 +62,15 @@ class _MemberTokens:
 
 
 class NoteView:
-    """One note with its tokens and the members' outputs, indexed by token."""
+    """One note with its tokens and the members' outputs, indexed by token; ``spread`` (the
+    model's :class:`.WordSpread`) and ``patient`` (left out of the counts: training only)
+    feed the ``spread`` features."""
 
-    def __init__(self, text: str, tokens: Sequence[Token], outputs: Mapping[str, MemberOutput]):
+    def __init__(self, text: str, tokens: Sequence[Token], outputs: Mapping[str, MemberOutput],
+                 spread: WordSpread | None = None, patient: str | None = None):
         self.text = text
+        self.spread = spread
+        self.patient = patient
         self.tokens = tokens
         self.outputs = outputs
         starts = [t.start for t in tokens]
@@ -146,6 +155,8 @@ class FeatureBuilder:
             names += [f"gaz:{c.lower()}" for c in PHRASE_CATEGORIES]
         if "note" in self.groups:
             names += ["note:same_elsewhere", "note:best_elsewhere", "note:log_occurrences"]
+        if "spread" in self.groups:
+            names += ["spread:fewest", "spread:most", "spread:unique"]
         self.dense_names = names
         self.names = list(names)
         if "context" in self.groups:
@@ -224,6 +235,8 @@ class FeatureBuilder:
             self._shape(view, c, words, n, row)
         if "gazetteer" in self.groups:
             self._gazetteer(view, c, words, row)
+        if "spread" in self.groups:
+            self._spread(view, c, row)
         return row
 
     @staticmethod
@@ -268,6 +281,17 @@ class FeatureBuilder:
         cats = view.phrases()
         for cat in PHRASE_CATEGORIES:
             row[f"gaz:{cat.lower()}"] = float(any(cat in cats[i] for i in range(c.first, c.last)))
+
+    @staticmethod
+    def _spread(view: NoteView, c: Candidate, row: dict) -> None:
+        # -1: no letters (or no spread known); log scale, as word counts are
+        others = ([view.spread.others(w, view.patient) for w in words_of(view.text[c.start:c.end])]
+                  if view.spread is not None else [])
+        row.update({
+            "spread:fewest": math.log1p(min(others)) if others else -1.0,
+            "spread:most": math.log1p(max(others)) if others else -1.0,
+            "spread:unique": float(bool(others) and min(others) == 0),
+        })
 
     @staticmethod
     def _context(view: NoteView, c: Candidate) -> list[str]:
