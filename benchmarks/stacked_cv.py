@@ -116,8 +116,14 @@ def misses(rows: TrainingRows, probabilities: np.ndarray, threshold: float, fold
                     missed_words += 1
                     known += bool(phi_words[w.lower()] - {fold_of[k]})
     total = sum(causes.values())
+    by_label: dict[str, Counter] = defaultdict(Counter)
+    for (label, cause, _), n in causes.items():
+        by_label[label][cause] += n
     lines = [f"Missed PHI tokens at the CV-chosen threshold {threshold:.3f}: {total} of {gold_tokens}",
-             "", "| label | cause | shape | tokens |", "|---|---|---|---|"]
+             "", "| label | no candidate | scored low |", "|---|---|---|"]
+    lines += [f"| {label} | {c['no candidate']} | {c['scored low']} |"
+              for label, c in sorted(by_label.items(), key=lambda kv: -sum(kv[1].values()))]
+    lines += ["", "| label | cause | shape | tokens |", "|---|---|---|---|"]
     lines += [f"| {label} | {cause} | {shape} | {n} |" for (label, cause, shape), n in
               causes.most_common() if n >= 3]
     rest = sum(n for n in causes.values() if n < 3)
