@@ -21,6 +21,8 @@
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections import defaultdict
 from typing import Mapping, Sequence
@@ -306,18 +308,34 @@ class FeatureBuilder:
 
     @staticmethod
     def _note_features(view: NoteView, candidates: Sequence[Candidate], rows: list[dict]) -> None:
+        # For each candidate, the candidates with the same string that it does not overlap:
+        # those ending by its start, and those starting from its end. Sorted by end and by
+        # start, they are a prefix and a suffix: counted by bisection, their strongest taken
+        # from running maxima (a long note repeats strings thousands of times: comparing
+        # every pair took minutes).
         by_text: dict[str, list[int]] = defaultdict(list)
         for k, c in enumerate(candidates):
             by_text[view.lower[c.start:c.end]].append(k)
-        for k, c in enumerate(candidates):
-            key = view.lower[c.start:c.end]
-            others = [j for j in by_text[key]
-                      if candidates[j].end <= c.start or candidates[j].start >= c.end]
-            rows[k].update({
-                "note:same_elsewhere": float(len(others)),
-                "note:best_elsewhere": max((rows[j]["_strength"] for j in others), default=0.0),
-                "note:log_occurrences": math.log1p(view.lower.count(key)) if key.strip() else 0.0,
-            })
+        for key, group in by_text.items():
+            occurrences = math.log1p(view.lower.count(key)) if key.strip() else 0.0
+            by_end = sorted(group, key=lambda j: candidates[j].end)
+            ends = [candidates[j].end for j in by_end]
+            best_ending = list(itertools.accumulate((rows[j]["_strength"] for j in by_end), max))
+            by_start = sorted(group, key=lambda j: candidates[j].start)
+            starts = [candidates[j].start for j in by_start]
+            best_starting = list(itertools.accumulate(
+                (rows[j]["_strength"] for j in reversed(by_start)), max))[::-1]
+            for k in group:
+                c = candidates[k]
+                before = bisect.bisect_right(ends, c.start)      # ending at or before its start
+                after = bisect.bisect_left(starts, c.end)        # starting at or after its end
+                best = max(([best_ending[before - 1]] if before else [])
+                           + ([best_starting[after]] if after < len(starts) else []), default=0.0)
+                rows[k].update({
+                    "note:same_elsewhere": float(before + len(starts) - after),
+                    "note:best_elsewhere": best,
+                    "note:log_occurrences": occurrences,
+                })
 
 
 def _hashed(features: list[list[str]], buckets: int) -> np.ndarray:
