@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..errors import DeidError
+from ..errors import DeidError, FormatError
 from ..private_files import private_dir
 from .jobs import ChunkResult
 
@@ -58,9 +58,16 @@ class Checkpoint:
                                 f"resume it with the same input, model and options, or delete "
                                 f"that folder to start over")
             return cls(folder, job, _read_done(folder / DONE))
-        private_dir(folder / PARTS)
         job = {"fingerprint": fingerprint, "secrets": secrets}
-        _write_private(folder / JOB, json.dumps(job, indent=1).encode("utf-8"))
+        existed = folder.exists()
+        try:
+            private_dir(folder / PARTS)
+            _write_private(folder / JOB, json.dumps(job, indent=1).encode("utf-8"))
+        except OSError as exc:
+            if not existed:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise FormatError(f"cannot write the run's checkpoint folder here "
+                              f"({exc.strerror or exc})", folder) from None
         return cls(folder, job, {})
 
     @property

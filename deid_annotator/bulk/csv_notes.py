@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ..corpus import Note
 from ..errors import FormatError
-from ..formats._io import open_for_reading
+from ..formats._io import open_for_reading, utf8_error
 
 # Discharge summaries run past csv's default limit of 131,072 characters a field.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -72,7 +72,8 @@ def iter_csv_notes(path: Path, columns: CsvColumns = CsvColumns()) -> Iterator[N
         except csv.Error as exc:
             raise FormatError(f"bad CSV: {exc}", path, reader.line_num) from None
         except UnicodeDecodeError as exc:
-            raise FormatError(f"not UTF-8: {exc.reason} (after line {reader.line_num})", path) from None
+            # the text stream decodes ahead of the rows: find the byte in the file itself
+            raise (utf8_error(path) or FormatError(f"not UTF-8: {exc.reason}", path)) from None
 
 
 def csv_header(columns: CsvColumns) -> bytes:

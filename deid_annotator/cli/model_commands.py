@@ -59,6 +59,7 @@ def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
     from ..errors import DeidError
     from ..taggers import accepted_options, create_tagger, given, tagger_class
+    from ..taggers.base import check_model_destination
 
     vectors = None if args.vectors is None else str(args.vectors)
     if vectors is not None and not accepted_options(tagger_class(args.tagger),
@@ -68,8 +69,10 @@ def run_train(args: argparse.Namespace) -> int:
     tagger = create_tagger(args.tagger, args.lang, **given(dict(
         device=args.device, seed=args.seed, max_epochs=args.max_epochs,
         pretrained_vectors=vectors, propagate=args.propagate)))
+    check_model_destination(args.out)   # before training, which may take hours
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
+        check_training_corpus(corpus, args.format, args.corpus, tagger)
         started = time.perf_counter()
         tagger.fit(corpus.notes, progress=progress)
         seconds = time.perf_counter() - started
@@ -81,6 +84,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_tag(args: argparse.Namespace) -> int:
+    refuse_overwriting_input(args.corpus, args.out)
     if wants_bulk(args):
         return run_bulk_tag(args)
     from ..corpus import Corpus, Note
@@ -100,8 +104,8 @@ def run_tag(args: argparse.Namespace) -> int:
             write_corpus(args.out_format or args.format, tagged, args.out, progress=progress)
     found = sum(len(n.spans) for n in tagged.notes)
     rate = len(corpus) / seconds if seconds > 0 else float("inf")
-    print(f"tagged {len(corpus)} notes with {tagger.name} ({found} spans) at {rate:.0f} notes/s; "
-          f"wrote {args.out}")
+    print(f"tagged {len(corpus)} notes with {tagger.name} ({found} spans) at "
+          f"{rate:.{1 if rate < 10 else 0}f} notes/s; wrote {args.out}")
     return 0
 
 
@@ -120,3 +124,40 @@ def run_bulk_tag(args: argparse.Namespace) -> int:
     print(f"tagged {result.notes} notes with {tagger} ({result.spans} spans) "
           f"{describe_run(job, result)}; wrote {args.out}")
     return 0
+
+
+#: What each folder format reads (said when a corpus turns out to hold no notes).
+_FOLDER_HOLDS = {"text": "*.txt files", "brat": "*.txt files (with their .ann)",
+                 "i2b2": "*.xml files", "physionet": "records in id.text"}
+
+
+def check_training_corpus(corpus, fmt: str, path: Path, tagger) -> None:
+    """Refuse a corpus there is nothing to learn from, naming it (the taggers' own checks
+    cannot say which file or folder the notes came from)."""
+    from ..errors import DeidError
+
+    if not corpus.notes:
+        holds = _FOLDER_HOLDS.get(fmt)
+        raise DeidError(f"{path}: no notes to train on (" +
+                        (f"the {fmt} format reads {holds}: is --format right?)" if holds
+                         else "the file is empty)"))
+    if tagger.trainable and not any(n.spans for n in corpus.notes):
+        why = ("the text format holds no spans: give an annotated corpus (jsonl, physionet, "
+               "i2b2, brat or conll)" if fmt == "text" else "annotate some PHI first")
+        raise DeidError(f"{path}: none of the {len(corpus.notes)} notes has a PHI span, and the "
+                        f"{tagger.name} tagger learns from them; {why}")
+
+
+def refuse_overwriting_input(corpus: Path, out: Path) -> None:
+    """``tag`` writes predicted spans in place of the input's: an ``--out`` that is the
+    corpus (or a folder holding it) would replace the notes and their gold spans."""
+    from ..errors import DeidError
+
+    try:
+        source, target = corpus.resolve(), out.resolve()
+    except (OSError, RuntimeError):
+        return
+    if source == target or target in source.parents:
+        raise DeidError(f"--out {out} {'is' if source == target else 'holds'} the corpus being "
+                        f"tagged ({corpus}): writing there would replace its notes and spans; "
+                        f"give another path")

@@ -118,6 +118,18 @@ def read_bytes(path: Path) -> bytes:
         return handle.read()
 
 
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _not_utf8(raw: bytes, at: int, reason: str, file_start: bool) -> str:
+    """Why ``raw`` is not UTF-8, its bad byte at ``at``; ``file_start``: ``raw`` begins the
+    file (where a UTF-16 byte-order mark says what the file is)."""
+    if file_start and at == 0 and raw.startswith(_UTF16_BOMS):
+        return ("not UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark); "
+                "save it as UTF-8")
+    return f"not UTF-8: byte 0x{raw[at]:02x} cannot be decoded ({reason})"
+
+
 def decode(data: bytes, path: Path) -> tuple[str, bool]:
     """Text and whether it had a UTF-8 BOM (which offsets exclude)."""
     bom = data.startswith(BOM)
@@ -125,8 +137,37 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
     try:
         return body.decode("utf-8"), bom
     except UnicodeDecodeError as exc:
-        raise FormatError(f"not UTF-8: byte 0x{body[exc.start]:02x} cannot be decoded ({exc.reason})",
-                          path, line_number(body, exc.start)) from None
+        raise FormatError(_not_utf8(body, exc.start, exc.reason, not bom), path,
+                          line_number(body, exc.start)) from None
+
+
+def utf8_error(path: Path, block: int = 1 << 20) -> FormatError | None:
+    """A FormatError naming the line of the first byte of ``path`` that is not UTF-8 (a
+    leading BOM skipped), or None: for readers decoding through a text stream, whose
+    error does not say where in the file the byte is."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    breaks, last, first = 0, b"", True     # line breaks in the blocks before, their last byte
+    with open_for_reading(path) as handle:
+        while True:
+            data = handle.read(max(block, len(BOM)) if first else block)
+            end = not data
+            start = first
+            if first and data.startswith(BOM):
+                data, start = data[len(BOM):], False
+            first = False
+            try:
+                decoder.decode(data, final=end)
+            except UnicodeDecodeError as exc:
+                # exc.object: the bytes of a character cut by the last block, then ``data``
+                before = breaks - (last == b"\r" and exc.object[:1] == b"\n")
+                return FormatError(_not_utf8(exc.object, exc.start, exc.reason, start), path,
+                                   before + line_number(exc.object, exc.start))
+            if end:
+                return None
+            if not data:
+                continue
+            breaks += line_number(data, len(data)) - 1 - (last == b"\r" and data[:1] == b"\n")
+            last = data[-1:]
 
 
 def read_text(path: Path) -> tuple[str, bool]:
@@ -166,8 +207,8 @@ def _decode_line(raw: bytes, path: Path, lineno: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError(f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded ({exc.reason})",
-                          path, lineno) from None
+        raise FormatError(_not_utf8(raw, exc.start, exc.reason, lineno == 1), path,
+                          lineno) from None
 
 
 def encode(text: str, bom: bool, what: str) -> bytes:
@@ -225,7 +266,10 @@ def open_atomic(path: Path) -> Iterator[BinaryIO]:
         raise FormatError("is a folder; give a file name to write", path)
     if not path.parent.is_dir():
         raise FormatError("the folder to write into does not exist", path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _cannot_write(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -233,8 +277,10 @@ def open_atomic(path: Path) -> Iterator[BinaryIO]:
             os.fsync(f.fileno())
         os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         _remove(Path(tmp))
+        if isinstance(exc, OSError) and _inside(exc.filename, Path(tmp), path):
+            raise _cannot_write(exc, path) from None    # a full disk, say; not a reader's error
         raise
 
 
@@ -274,14 +320,31 @@ def folder_atomic(path: Path, owned: Callable[[str], bool]) -> Iterator[Path]:
     parent = path.parent
     if not parent.is_dir():
         raise FormatError("the folder to write into does not exist", parent)
-    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    try:
+        tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    except OSError as exc:
+        raise _cannot_write(exc, path) from None
     try:
         os.chmod(tmp, _folder_mode())
         yield tmp
         _swap_in(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         _remove(tmp)
+        if isinstance(exc, OSError) and _inside(exc.filename, tmp, path):
+            raise _cannot_write(exc, path) from None    # a full disk, say; not a reader's error
         raise
+
+
+def _cannot_write(exc: OSError, path: Path) -> FormatError:
+    return FormatError(f"cannot write here ({exc.strerror or exc})", path)
+
+
+def _inside(filename, *folders: Path) -> bool:
+    """Whether an OSError's ``filename`` is one of ``folders`` or inside one (or unknown)."""
+    if filename is None:
+        return True
+    name = Path(os.fsdecode(filename)).absolute()
+    return any(name == f.absolute() or f.absolute() in name.parents for f in folders)
 
 
 def folder_mode() -> int:

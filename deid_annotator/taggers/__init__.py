@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import DeidError
+from ..errors import DeidError, ModelError
 from . import propagation
-from .base import Tagger, read_manifest
+from .base import Tagger, newer_version_hint, read_manifest
 
 #: name -> "module:Class", imported on first use.
 _KNOWN: dict[str, str] = {
@@ -78,7 +78,11 @@ def create_tagger(name: str, lang: str = "en", **options) -> Tagger:
 def load_model(directory: str | Path) -> Tagger:
     """Load any saved model; a missing, corrupt or too-new directory raises ModelError."""
     manifest = read_manifest(directory)
-    return tagger_class(manifest["tagger"]).load(directory)
+    name = manifest["tagger"]
+    if name not in _KNOWN and name not in _LOADED:
+        raise ModelError(f"{directory}: holds a {name!r} model, a tagger this deid-annotator does "
+                         f"not know (it knows {', '.join(tagger_names())}){newer_version_hint(manifest)}")
+    return tagger_class(name).load(directory)
 
 
 __all__ = ["Tagger", "register", "tagger_names", "tagger_class", "accepted_options", "given",

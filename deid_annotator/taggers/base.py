@@ -13,6 +13,7 @@ directory never replaces a complete one.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
@@ -159,10 +160,16 @@ class Tagger(ABC):
         """The tagger's own spans for each note, before propagation."""
 
     def save(self, directory: str | Path) -> Path:
-        """Write the model to ``directory`` atomically (replacing an older model there)."""
+        """Write the model to ``directory`` atomically (replacing an older model there, or
+        an empty folder; anything else there is refused: :func:`check_model_destination`)."""
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        check_model_destination(directory)
+        try:
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        except OSError as exc:
+            raise ModelError(f"{directory}: cannot write the model there "
+                             f"({exc.strerror or exc})") from None
         try:
             os.chmod(tmp, 0o700)  # vocabularies can hold PHI (names)
             self._save_state(tmp)
@@ -187,8 +194,12 @@ class Tagger(ABC):
                 shutil.rmtree(old, ignore_errors=True)
             else:
                 tmp.rename(directory)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError) and _written_by_save(exc, tmp, directory):
+                # a full disk, say, or a folder made read-only meanwhile
+                raise ModelError(f"{directory}: cannot write the model there "
+                                 f"({exc.strerror or exc})") from exc
             raise
         return directory
 
@@ -199,7 +210,11 @@ class Tagger(ABC):
         manifest = read_manifest(directory)
         if manifest["tagger"] != cls.name:
             raise ModelError(f"{directory}: holds a {manifest['tagger']!r} model, not {cls.name!r}")
-        tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
+        try:
+            tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
+        except DeidError as exc:  # e.g. an option a newer deid-annotator added
+            raise ModelError(f"{directory}: the model's options do not fit this deid-annotator "
+                             f"({exc}){newer_version_hint(manifest)}") from None
         tagger.labels = list(manifest.get("labels", []))
         tagger.training = manifest.get("training", {})
         # the recorded tokenizer holds spaCy's rules: tagging needs no spaCy import
@@ -211,7 +226,7 @@ class Tagger(ABC):
             raise
         except Exception as exc:  # corrupt files: say which directory, not a traceback
             raise ModelError(f"{directory}: the {cls.name} model files are unreadable or corrupt "
-                             f"({type(exc).__name__}: {exc})") from exc
+                             f"({type(exc).__name__}: {exc}){newer_version_hint(manifest)}") from exc
         return tagger
 
     # -- hooks for subclasses --------------------------------------------------
@@ -254,7 +269,81 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or "tagger" not in manifest or "format_version" not in manifest:
         raise ModelError(f"{path}: corrupt model manifest (missing 'tagger' or 'format_version')")
     version = manifest["format_version"]
-    if not isinstance(version, int) or version > MODEL_FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ModelError(f"{path}: corrupt model manifest ('format_version' must be a whole "
+                         f"number, not {version!r})")
+    if version > MODEL_FORMAT_VERSION:
         raise ModelError(f"{directory}: model format {version} is newer than this deid-annotator "
                          f"understands ({MODEL_FORMAT_VERSION}); upgrade deid-annotator to use it")
+    for key, kind, what in (("tagger", str, "a tagger name"), ("lang", str, "a language code"),
+                            ("options", dict, "an object"), ("labels", list, "a list of labels"),
+                            ("training", dict, "an object"), ("tokenizer", (dict, type(None)), "an object")):
+        if key in manifest and not isinstance(manifest[key], kind):
+            raise ModelError(f"{path}: corrupt model manifest ({key!r} must be {what}, not "
+                             f"{manifest[key]!r})")
+    if not all(isinstance(label, str) for label in manifest.get("labels", [])):
+        raise ModelError(f"{path}: corrupt model manifest ('labels' must be a list of labels)")
     return manifest
+
+
+def _written_by_save(exc: OSError, *folders: Path) -> bool:
+    """Whether the failed operation was on the model being written (or on no named file)."""
+    if exc.filename is None:
+        return True
+    name = Path(os.fsdecode(exc.filename)).absolute()
+    return any(name == f.absolute() or f.absolute() in name.parents for f in folders)
+
+
+def newer_version_hint(manifest: Mapping[str, Any]) -> str:
+    """``; it was written by deid-annotator 0.3.0, newer than this one (0.1.0): ...`` when
+    the manifest says so, else ``""`` (why a model may not load here)."""
+    versions = manifest.get("versions")
+    written = versions.get("deid_annotator") if isinstance(versions, dict) else None
+    if not isinstance(written, str) or not _version_key(written) > _version_key(__version__):
+        return ""
+    return (f"; it was written by deid-annotator {written}, newer than this one ({__version__}): "
+            f"upgrade deid-annotator to use it")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    """``"0.10.2rc1"`` -> ``(0, 10, 2)``: the leading numbers, enough to order releases."""
+    key = []
+    for part in version.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        key.append(int(digits))
+        if len(digits) != len(part):
+            break
+    return tuple(key)
+
+
+def check_model_destination(directory: str | Path) -> None:
+    """Refuse to save a model where saving would destroy something else: ``directory``
+    must be new, an empty folder, or an earlier model's (which the new one replaces), and
+    its folder writable. :class:`ModelError` says what is wrong. ``train`` calls it before
+    training (hours may go into a model that then cannot be saved); ``save`` again."""
+    directory = Path(directory)
+    if directory.is_symlink() or directory.exists():
+        if not directory.is_dir():
+            raise ModelError(f"{directory}: exists and is not a folder; give a new folder to "
+                             f"save the model in")
+        try:
+            foreign = not (directory / MANIFEST).is_file() and any(directory.iterdir())
+        except OSError as exc:
+            raise ModelError(f"{directory}: cannot look into the folder ({exc.strerror or exc})") \
+                from None
+        if foreign:
+            raise ModelError(f"{directory}: the folder holds files and no model ({MANIFEST}), "
+                             f"which saving would delete; give a new or empty folder, or an "
+                             f"earlier model's to replace")
+    parent = directory.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent           # save makes the missing folders in between
+    if not parent.is_dir():
+        raise ModelError(f"{directory}: cannot save a model there ({parent} is not a folder)")
+    try:
+        tempfile.TemporaryDirectory(prefix=f".{directory.name}.", dir=parent).cleanup()
+    except OSError as exc:
+        raise ModelError(f"{directory}: cannot write the model there ({parent}: "
+                         f"{exc.strerror or exc})") from None

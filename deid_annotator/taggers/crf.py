@@ -23,6 +23,7 @@ a saved model never needs the original file again.
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 import time
 from dataclasses import dataclass
@@ -85,6 +86,27 @@ class TokenMarginals:
     phi: list[float]
     labels: list[dict[str, float]]
     tags: list[str]
+
+
+#: A CRFsuite model file starts with its header: magic, file size, type, version, three
+#: counts and the offsets of its five tables (little-endian 32-bit numbers).
+_CRFSUITE_HEADER = struct.Struct("<4sI4s4I5I")
+
+
+def check_crfsuite_model(model: bytes) -> None:
+    """Raise ValueError unless ``model`` looks like a whole CRFsuite model file. CRFsuite
+    trusts the sizes and offsets in the header: a truncated file crashes the process (a
+    segmentation fault) instead of raising, so they are checked first."""
+    if len(model) < _CRFSUITE_HEADER.size:
+        raise ValueError(f"{len(model)} bytes, shorter than a CRFsuite header (truncated?)")
+    magic, size, kind, *_, off_features, off_labels, off_attrs, off_labelrefs, off_attrrefs = \
+        _CRFSUITE_HEADER.unpack_from(model)
+    if magic != b"lCRF" or kind != b"FOMC":
+        raise ValueError("not a CRFsuite model file")
+    if size != len(model):
+        raise ValueError(f"the file has {len(model)} bytes but its header says {size} (truncated?)")
+    if any(off > size for off in (off_features, off_labels, off_attrs, off_labelrefs, off_attrrefs)):
+        raise ValueError("its header points past the end of the file")
 
 
 def _pycrfsuite():
@@ -462,6 +484,7 @@ class CrfTagger(Tagger):
         model = path.read_bytes()
         if not model:
             raise ModelError(f"{path}: the crf model file is empty")
+        check_crfsuite_model(model)
         self._open(model)
         clusters_path = directory / CLUSTERS_FILE
         if clusters_path.is_file():

@@ -14,7 +14,7 @@ from ..corpus import Note, Span
 from ..errors import ModelError
 from ..progress import Progress
 from . import create_tagger, propagation, register
-from .base import Tagger
+from .base import Tagger, training_notes
 
 DEFAULT_MEMBERS = ("crf", "bilstm-crf")
 
@@ -58,6 +58,8 @@ class UnionTagger(Tagger):
         return union
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "UnionTagger":
+        if any(m.trainable for m in self.members):   # refused as "union", not as a member
+            notes = training_notes(self.name, notes)
         for member in self.members:
             member.fit(notes, progress=progress)
         self.labels = sorted({label for m in self.members for label in m.labels})
