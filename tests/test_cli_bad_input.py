@@ -141,6 +141,18 @@ def test_tag_never_writes_over_its_input(crf_model, tmp_path, capsys):
     assert source.read_bytes() == before and (brat / "n0.ann").read_text().count("\n") == 3
 
 
+def test_deidentify_never_writes_over_its_input(tmp_path, capsys):
+    source = tmp_path / "notes.jsonl"
+    write_corpus("jsonl", Corpus(notes()), source)
+    before = source.read_bytes()
+    for more in ([], ["--workers", "1"]):
+        code, err = run(capsys, "deidentify", "--format", "jsonl", "--corpus", source, "--out",
+                        tmp_path / "." / "notes.jsonl", "--gold", "--method", "redact", *more)
+        assert code == 2
+        assert f"is the corpus being de-identified ({source})" in err and "give another path" in err
+    assert source.read_bytes() == before and not list(tmp_path.glob("*LEAKS*"))
+
+
 def test_train_never_replaces_what_is_not_a_model(corpus_file, tmp_path, capsys):
     a_file = tmp_path / "notes-copy.jsonl"
     a_file.write_text("keep me")

@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
                               write_mapping)
     from ..formats import read_corpus, write_corpus
 
+    from .model_commands import refuse_overwriting_input
+
+    refuse_overwriting_input(args.corpus, args.out, "de-identified")
     config = load_config(args.config) if args.config else None
     if wants_bulk(args):
         return run_bulk_deidentify(args, config)

@@ -148,9 +148,10 @@ def check_training_corpus(corpus, fmt: str, path: Path, tagger) -> None:
                         f"{tagger.name} tagger learns from them; {why}")
 
 
-def refuse_overwriting_input(corpus: Path, out: Path) -> None:
-    """``tag`` writes predicted spans in place of the input's: an ``--out`` that is the
-    corpus (or a folder holding it) would replace the notes and their gold spans."""
+def refuse_overwriting_input(corpus: Path, out: Path, doing: str = "tagged") -> None:
+    """``tag`` and ``deidentify`` write the notes back with other spans or text: an
+    ``--out`` that is the corpus (or a folder holding it) would replace the notes and their
+    gold spans (and a failed leak audit would then move the original away)."""
     from ..errors import DeidError
 
     try:
@@ -159,5 +160,5 @@ def refuse_overwriting_input(corpus: Path, out: Path) -> None:
         return
     if source == target or target in source.parents:
         raise DeidError(f"--out {out} {'is' if source == target else 'holds'} the corpus being "
-                        f"tagged ({corpus}): writing there would replace its notes and spans; "
+                        f"{doing} ({corpus}): writing there would replace its notes and spans; "
                         f"give another path")
