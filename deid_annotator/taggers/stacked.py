@@ -208,7 +208,8 @@ class StackedTagger(Tagger):
         started = time.perf_counter()
         rows = self.training_rows(notes, cv_outputs, progress)
         # tagging counts every training patient
-        self.word_spread = WordSpread(rows.word_spread.counts) if rows.word_spread else None
+        self.word_spread = (WordSpread(rows.word_spread.counts) if rows.word_spread is not None
+                            else None)
         X, y, groups = rows.X, rows.y, rows.groups
         if len(set(y.tolist())) < 2:
             raise DeidError(f"stacked tagger: the members' {len(y)} candidate spans are "
@@ -321,7 +322,8 @@ class StackedTagger(Tagger):
         tokens = next((o.tokens for o in outputs.values() if o.tokens is not None), None)
         if tokens is None:
             tokens = self.tokenizer(note.text) if note.text.strip() else []
-        view = NoteView(note.text, tokens, outputs, spread or self.word_spread, patient)
+        view = NoteView(note.text, tokens, outputs,
+                        spread if spread is not None else self.word_spread, patient)
         return view, find_candidates(note.text, tokens, outputs, self.options["marginal_threshold"])
 
     def _require_model(self) -> None:
