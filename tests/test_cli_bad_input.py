@@ -78,6 +78,31 @@ def test_a_truncated_crf_model_is_an_error_not_a_crash(crf_model, corpus_file, t
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("where", [0.3, 0.6, 0.9])
+def test_a_damaged_byte_in_a_crf_model_is_an_error_not_a_crash(crf_model, corpus_file, tmp_path,
+                                                               where):
+    """A changed byte keeps the length, so the header check passes: the checksum catches it."""
+    broken = copy_model(crf_model, tmp_path)
+    data = bytearray((broken / "crf.crfsuite").read_bytes())
+    data[int(len(data) * where)] ^= 0xFF
+    (broken / "crf.crfsuite").write_bytes(bytes(data))
+    done = subprocess.run([sys.executable, "-m", "deid_annotator", "tag", "--model", str(broken),
+                           "--format", "jsonl", "--corpus", str(corpus_file), "--out",
+                           str(tmp_path / "t.jsonl")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert (f"{broken / 'crf.crfsuite'}: the crf model file does not match its checksum "
+            f"(crf.crfsuite.sha256): it was changed or damaged after it was saved") in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_crf_model_saved_without_a_checksum_still_loads(crf_model, tmp_path):
+    from deid_annotator.taggers import load_model
+
+    older = copy_model(crf_model, tmp_path)
+    (older / "crf.crfsuite.sha256").unlink()
+    assert load_model(older).predict(notes(2)) == load_model(crf_model).predict(notes(2))
+
+
 def test_crfsuite_header_check():
     with pytest.raises(ValueError, match="shorter than a CRFsuite header"):
         check_crfsuite_model(b"lCRF")

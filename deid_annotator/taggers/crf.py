@@ -22,6 +22,7 @@ a saved model never needs the original file again.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import struct
 import tempfile
@@ -42,6 +43,9 @@ from .patterns import TITLES
 
 MODEL_FILE = "crf.crfsuite"
 CLUSTERS_FILE = "word_clusters.tsv"
+#: The SHA-256 of MODEL_FILE, written beside it: CRFsuite reads the file without checks, so a
+#: damaged byte could crash the process instead of raising (models saved before have none).
+DIGEST_FILE = "crf.crfsuite.sha256"
 
 DEFAULTS: dict[str, Any] = {
     "c1": 0.01,                 # L1 penalty (sparse models)
@@ -474,6 +478,8 @@ class CrfTagger(Tagger):
         if self._model is None:
             raise ModelError("the crf tagger has not been trained; nothing to save")
         (directory / MODEL_FILE).write_bytes(self._model)
+        (directory / DIGEST_FILE).write_text(hashlib.sha256(self._model).hexdigest() + "\n",
+                                             encoding="ascii")
         if self._clusters is not None:
             self._clusters.save(directory / CLUSTERS_FILE)  # owner-only: names are PHI
 
@@ -485,6 +491,12 @@ class CrfTagger(Tagger):
         if not model:
             raise ModelError(f"{path}: the crf model file is empty")
         check_crfsuite_model(model)
+        digest_path = directory / DIGEST_FILE
+        if digest_path.is_file():
+            expected = digest_path.read_text(encoding="ascii", errors="replace").strip()
+            if hashlib.sha256(model).hexdigest() != expected:
+                raise ModelError(f"{path}: the crf model file does not match its checksum "
+                                 f"({DIGEST_FILE}): it was changed or damaged after it was saved")
         self._open(model)
         clusters_path = directory / CLUSTERS_FILE
         if clusters_path.is_file():
