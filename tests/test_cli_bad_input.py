@@ -62,6 +62,13 @@ def copy_model(model, tmp_path, edit=None):
     return copy
 
 
+def tag_in_a_process(model, corpus, out) -> subprocess.CompletedProcess:
+    """``tag`` in a process of its own: a model that crashes CRFsuite must not take pytest down."""
+    return subprocess.run([sys.executable, "-m", "deid_annotator", "tag", "--model", str(model),
+                           "--format", "jsonl", "--corpus", str(corpus), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+
+
 # -- the model directory ----------------------------------------------------------------
 
 def test_a_truncated_crf_model_is_an_error_not_a_crash(crf_model, corpus_file, tmp_path):
@@ -69,9 +76,7 @@ def test_a_truncated_crf_model_is_an_error_not_a_crash(crf_model, corpus_file, t
     broken = copy_model(crf_model, tmp_path)
     data = (broken / "crf.crfsuite").read_bytes()
     (broken / "crf.crfsuite").write_bytes(data[: len(data) // 2])
-    done = subprocess.run([sys.executable, "-m", "deid_annotator", "tag", "--model", str(broken),
-                           "--format", "jsonl", "--corpus", str(corpus_file), "--out",
-                           str(tmp_path / "t.jsonl")], capture_output=True, text=True, timeout=300)
+    done = tag_in_a_process(broken, corpus_file, tmp_path / "t.jsonl")
     assert done.returncode == 2, done.stderr
     assert (f"{broken}: the crf model files are unreadable or corrupt (ValueError: the file has "
             f"{len(data) // 2} bytes but its header says {len(data)} (truncated?))") in done.stderr
@@ -86,9 +91,7 @@ def test_a_damaged_byte_in_a_crf_model_is_an_error_not_a_crash(crf_model, corpus
     data = bytearray((broken / "crf.crfsuite").read_bytes())
     data[int(len(data) * where)] ^= 0xFF
     (broken / "crf.crfsuite").write_bytes(bytes(data))
-    done = subprocess.run([sys.executable, "-m", "deid_annotator", "tag", "--model", str(broken),
-                           "--format", "jsonl", "--corpus", str(corpus_file), "--out",
-                           str(tmp_path / "t.jsonl")], capture_output=True, text=True, timeout=300)
+    done = tag_in_a_process(broken, corpus_file, tmp_path / "t.jsonl")
     assert done.returncode == 2, done.stderr
     assert (f"{broken / 'crf.crfsuite'}: the crf model file does not match its checksum "
             f"(crf.crfsuite.sha256): it was changed or damaged after it was saved") in done.stderr
