@@ -141,33 +141,22 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
                           line_number(body, exc.start)) from None
 
 
-def utf8_error(path: Path, block: int = 1 << 20) -> FormatError | None:
+def utf8_error(path: Path) -> FormatError | None:
     """A FormatError naming the line of the first byte of ``path`` that is not UTF-8 (a
     leading BOM skipped), or None: for readers decoding through a text stream, whose
-    error does not say where in the file the byte is."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    breaks, last, first = 0, b"", True     # line breaks in the blocks before, their last byte
+    error does not say where in the file the byte is. No UTF-8 character holds a
+    line-break byte, so each line decodes on its own."""
+    before = 0                              # line breaks before this line (CR, LF, CRLF)
     with open_for_reading(path) as handle:
-        while True:
-            data = handle.read(max(block, len(BOM)) if first else block)
-            end = not data
-            start = first
-            if first and data.startswith(BOM):
-                data, start = data[len(BOM):], False
-            first = False
+        for k, raw in enumerate(handle):
+            body = raw[len(BOM):] if k == 0 and raw.startswith(BOM) else raw
             try:
-                decoder.decode(data, final=end)
+                body.decode("utf-8")
             except UnicodeDecodeError as exc:
-                # exc.object: the bytes of a character cut by the last block, then ``data``
-                before = breaks - (last == b"\r" and exc.object[:1] == b"\n")
-                return FormatError(_not_utf8(exc.object, exc.start, exc.reason, start), path,
-                                   before + line_number(exc.object, exc.start))
-            if end:
-                return None
-            if not data:
-                continue
-            breaks += line_number(data, len(data)) - 1 - (last == b"\r" and data[:1] == b"\n")
-            last = data[-1:]
+                return FormatError(_not_utf8(body, exc.start, exc.reason, k == 0 and body is raw),
+                                   path, before + line_number(body, exc.start))
+            before += line_number(body, len(body)) - 1
+    return None
 
 
 def read_text(path: Path) -> tuple[str, bool]:
