@@ -5,6 +5,7 @@ is a bug and is reported as such (never as a bare traceback to the user).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -40,3 +41,14 @@ class ModelError(DeidError):
 
 class CancelledError(DeidError):
     """Long work was cancelled by the user; nothing partial was kept."""
+
+
+def os_error_within(exc: BaseException, *paths: Path) -> bool:
+    """Whether ``exc`` is an OSError on one of ``paths`` or inside one (or on no named
+    file): writing there failed (a full disk, a read-only folder), not the data."""
+    if not isinstance(exc, OSError):
+        return False
+    if exc.filename is None:
+        return True
+    name = Path(os.fsdecode(exc.filename)).absolute()
+    return any(name == p.absolute() or p.absolute() in name.parents for p in map(Path, paths))

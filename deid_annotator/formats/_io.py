@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
-from ..errors import FormatError
+from ..errors import FormatError, os_error_within
 
 BOM = codecs.BOM_UTF8
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
@@ -268,7 +268,7 @@ def open_atomic(path: Path) -> Iterator[BinaryIO]:
         os.replace(tmp, path)
     except BaseException as exc:
         _remove(Path(tmp))
-        if isinstance(exc, OSError) and _inside(exc.filename, Path(tmp), path):
+        if os_error_within(exc, Path(tmp), path):
             raise _cannot_write(exc, path) from None    # a full disk, say; not a reader's error
         raise
 
@@ -319,21 +319,13 @@ def folder_atomic(path: Path, owned: Callable[[str], bool]) -> Iterator[Path]:
         _swap_in(tmp, path)
     except BaseException as exc:
         _remove(tmp)
-        if isinstance(exc, OSError) and _inside(exc.filename, tmp, path):
+        if os_error_within(exc, tmp, path):
             raise _cannot_write(exc, path) from None    # a full disk, say; not a reader's error
         raise
 
 
 def _cannot_write(exc: OSError, path: Path) -> FormatError:
     return FormatError(f"cannot write here ({exc.strerror or exc})", path)
-
-
-def _inside(filename, *folders: Path) -> bool:
-    """Whether an OSError's ``filename`` is one of ``folders`` or inside one (or unknown)."""
-    if filename is None:
-        return True
-    name = Path(os.fsdecode(filename)).absolute()
-    return any(name == f.absolute() or f.absolute() in name.parents for f in folders)
 
 
 def folder_mode() -> int:

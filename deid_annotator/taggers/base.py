@@ -28,7 +28,7 @@ from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from .. import __version__
 from ..corpus import Note, Span
-from ..errors import DeidError, ModelError
+from ..errors import DeidError, ModelError, os_error_within
 from ..progress import Progress
 from . import propagation
 
@@ -196,7 +196,7 @@ class Tagger(ABC):
                 tmp.rename(directory)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, OSError) and _written_by_save(exc, tmp, directory):
+            if os_error_within(exc, tmp, directory):
                 # a full disk, say, or a folder made read-only meanwhile
                 raise ModelError(f"{directory}: cannot write the model there "
                                  f"({exc.strerror or exc})") from exc
@@ -284,14 +284,6 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
     if not all(isinstance(label, str) for label in manifest.get("labels", [])):
         raise ModelError(f"{path}: corrupt model manifest ('labels' must be a list of labels)")
     return manifest
-
-
-def _written_by_save(exc: OSError, *folders: Path) -> bool:
-    """Whether the failed operation was on the model being written (or on no named file)."""
-    if exc.filename is None:
-        return True
-    name = Path(os.fsdecode(exc.filename)).absolute()
-    return any(name == f.absolute() or f.absolute() in name.parents for f in folders)
 
 
 def newer_version_hint(manifest: Mapping[str, Any]) -> str:
