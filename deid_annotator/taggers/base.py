@@ -13,7 +13,6 @@ directory never replaces a complete one.
 """
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import platform
@@ -289,25 +288,18 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
 def newer_version_hint(manifest: Mapping[str, Any]) -> str:
     """``; it was written by deid-annotator 0.3.0, newer than this one (0.1.0): ...`` when
     the manifest says so, else ``""`` (why a model may not load here)."""
+    from packaging.version import InvalidVersion, Version
+
     versions = manifest.get("versions")
     written = versions.get("deid_annotator") if isinstance(versions, dict) else None
-    if not isinstance(written, str) or not _version_key(written) > _version_key(__version__):
+    try:
+        newer = isinstance(written, str) and Version(written) > Version(__version__)
+    except InvalidVersion:
+        newer = False
+    if not newer:
         return ""
     return (f"; it was written by deid-annotator {written}, newer than this one ({__version__}): "
             f"upgrade deid-annotator to use it")
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    """``"0.10.2rc1"`` -> ``(0, 10, 2)``: the leading numbers, enough to order releases."""
-    key = []
-    for part in version.split("."):
-        digits = "".join(itertools.takewhile(str.isdigit, part))
-        if not digits:
-            break
-        key.append(int(digits))
-        if len(digits) != len(part):
-            break
-    return tuple(key)
 
 
 def check_model_destination(directory: str | Path) -> None:
