@@ -220,4 +220,5 @@ def with_label_columns(tagger: StackedTagger, notes, cv, rows: TrainingRows) -> 
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from measured_on import run_and_report  # date, machine and load beside the tables
+    sys.exit(run_and_report(main))
