@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 PAGE = Path(__file__).resolve().parent / "cli.md"
+ROOT = PAGE.parent.parent
 
 HEADER = """\
 # Command-line reference
@@ -124,6 +125,8 @@ def _section(parser: argparse.ArgumentParser, title: str, help_line: str, level:
 
 
 def render() -> str:
+    if str(ROOT) not in sys.path:  # document this checkout, not another installed copy
+        sys.path.insert(0, str(ROOT))
     from deid_annotator.cli import build_parser
 
     parser = build_parser()
