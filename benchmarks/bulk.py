@@ -1,5 +1,5 @@
 """Bulk tagging throughput, importing a million notes, and the app on a million-note project
-(not a test; prints the README's tables).
+(not a test; prints the tables of docs/benchmarks.md).
 
     python benchmarks/bulk.py throughput --crf MODEL_DIR --bilstm-crf MODEL_DIR [--repeat 1]
     python benchmarks/bulk.py import [--notes 1000000] [--keep PROJECT.db]
@@ -288,4 +288,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from measured_on import run_and_report  # date, machine and load beside the tables
+    sys.exit(run_and_report(main))

@@ -8,7 +8,7 @@ the pool unannotated. Then :class:`deid_annotator.loop.RetrainJob` runs as the a
 pre-annotated ahead) and the seconds of each stage are printed:
 
 - ``retrain proper``: fit on every gold note, store the version, refresh open batches
-  (what ``RetrainResult.seconds`` counts, and issue #4's 60 s target);
+  (what ``RetrainResult.seconds`` counts, and the 60 s target for 400 gold notes);
 - ``score pool`` / ``ahead``: the work that makes the next batch not wait for the model;
 - ``measure``: the second model, trained on the gold notes outside the evaluation slice
   and scored on the slice (the version's metrics);
@@ -100,4 +100,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from measured_on import run_and_report  # date, machine and load beside the tables
+    sys.exit(run_and_report(main))

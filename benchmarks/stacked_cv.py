@@ -3,7 +3,7 @@
 Reads the members' cross-validated outputs that ``benchmarks/taggers.py`` cached in its
 ``--work`` folder (``WORK/cv``), builds the stacked tagger's candidates and features as
 ``fit`` does, and scores the classifier's out-of-fold probabilities (the same patient
-folds as ``fit``) at the figures issue #3's target is stated in: token recall at
+folds as ``fit``) at the figures the accuracy target is stated in: token recall at
 precision >= 0.92 and precision at recall >= 0.98. Then, at the threshold ``fit`` would
 choose (best CV token F2), where the missed PHI tokens are: no candidate covers them, or
 the classifier scored them low; by label and shape; and how many missed words are PHI in
@@ -220,4 +220,5 @@ def with_label_columns(tagger: StackedTagger, notes, cv, rows: TrainingRows) -> 
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from measured_on import run_and_report  # date, machine and load beside the tables
+    sys.exit(run_and_report(main))

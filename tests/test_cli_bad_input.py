@@ -1,4 +1,4 @@
-"""Bad input to ``train`` and ``tag`` (issue #3): each case is one clear line naming what is
+"""Bad input to ``train`` and ``tag``: each case is one clear line naming what is
 wrong and where, exit 2, no traceback, and nothing of the user's is replaced or lost."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Active selection from uncertainty scores stored by a retrain (issue #10): the retrain
+"""Active selection from uncertainty scores stored by a retrain (no model run at batch time):
 scores a sample of the pool with the new version; the next active batch reads them."""
 from __future__ import annotations
 

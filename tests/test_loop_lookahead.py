@@ -1,4 +1,4 @@
-"""Pre-annotation ahead (issue #10): a retrain stores the new version's spans of the notes the
+"""Pre-annotation ahead: a retrain stores the new version's spans of the notes the
 next batch will likely take; next_batch takes them and predicts only the rest."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The stacked tagger's ``note`` features: the same as comparing every pair of candidates,
-without its cost on a long note that repeats its strings (issue #3: a 200,000-character
+without its cost on a long note that repeats its strings (as a 200,000-character
 note)."""
 from __future__ import annotations
 

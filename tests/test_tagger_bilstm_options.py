@@ -1,4 +1,4 @@
-"""bilstm-crf options of issue #7: pretrained vectors from a file, the text-skeleton branch,
+"""bilstm-crf options for recall: pretrained vectors from a file, the text-skeleton branch,
 singleton word dropout (tiny synthetic notes, few epochs)."""
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ class AppConfig:
     recent_projects: list[str] = field(default_factory=list)
     batch_size: int = 10
     # Active selection learns fastest (physionet-dev, 20 batches of 10: token F1 0.907 after
-    # 200 notes against 0.831 for sequential; README); a user's own choice is kept.
+    # 200 notes against 0.831 for sequential; docs/benchmarks.md); a user's own choice is kept.
     strategy: str = "active"
     low_confidence: float = 0.5
     idle_seconds: float = 60.0

@@ -11,7 +11,7 @@ from .options import add_format, add_lang
 from .progress_bar import progress_bar
 
 #: What ``train`` uses when --tagger is not given (the best measured configuration).
-DEFAULT_TAGGER = "stacked"  # the best on training CV in benchmarks/taggers.py (README)
+DEFAULT_TAGGER = "stacked"  # the best on training CV in benchmarks/taggers.py (docs/benchmarks.md)
 
 
 def register(commands: argparse._SubParsersAction) -> None:

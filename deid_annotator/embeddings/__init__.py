@@ -1,4 +1,4 @@
-"""Token embeddings pretrained on a project's own notes, annotated or not (issue #7).
+"""Token embeddings pretrained on a project's own notes, annotated or not (for the bilstm-crf).
 
 - :mod:`.sentences` — notes to token lists, tokenised and normalised as the
   ``bilstm-crf`` vocabulary does (lower case, digits -> "0").

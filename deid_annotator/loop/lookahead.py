@@ -1,6 +1,6 @@
 """Pre-annotation ahead: predict, in the background, the spans of the notes the next batch
 will most likely take, so that :func:`.batches.next_batch` need not run the model while
-the annotator waits (issue #10: next batch in <= 1 s on a million-note project).
+the annotator waits (the target: the next batch in <= 1 s on a million-note project).
 
 Which notes, for a model version (the pool as it is now; batches of up to
 ``batch_size`` notes, :data:`AHEAD_BATCH_SIZE` by default, the largest the app offers):

@@ -67,7 +67,7 @@ DIVERSITY = 0.5
 #: A note's summed uncertainty is divided by (its tokens) ** LENGTH_POWER.
 LENGTH_POWER = 0.5
 #: The TF-IDF distance between two notes of the same patient is multiplied by this.
-#: Chosen on five validation splits (README): with it and the annotated notes as
+#: Chosen on five validation splits (docs/benchmarks.md): with it and the annotated notes as
 #: references, the loop's mean token F1 after 200 notes rose from 0.900 to 0.905.
 SAME_PATIENT_DISTANCE = 0.5
 #: Annotated notes the diversity step compares candidates with, at most (evenly spread).

@@ -1,4 +1,4 @@
-"""Model spans predicted ahead of the next batch ("pre-annotation ahead", issue #10).
+"""Model spans predicted ahead of the next batch ("pre-annotation ahead"), so it opens at once.
 
 After a retrain, the job predicts the spans of the notes the next batch(es) will most
 likely take and stores them here, keyed by (model version, note); the next batch then

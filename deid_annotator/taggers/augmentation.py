@@ -16,7 +16,7 @@ values in the spans show each context with more values. Two sources of values:
 
 Overlapping spans are merged first, as for de-identification. The copies exist only
 during ``fit``: nothing of them is stored in a model. Measured on physionet-dev's
-validation patients (README, "Augmented copies"): neither source is a lever there.
+validation patients (docs/not-taken.md, "Augmented copies"): neither source is a lever there.
 """
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ DEFAULTS: dict[str, Any] = {
     # Sequences without PHI where a PHI pattern or a name/place rule matches ("hard
     # negatives": "Foley draining", "Hickman flushed", a phone-like number) are all kept,
     # beside the random sample above: the model learns when such a match is no PHI.
-    # Measured: +0.021 mean token F1 on three validation splits, mostly precision (README).
+    # Measured: +0.021 mean token F1 on three validation splits, mostly precision (docs/benchmarks.md).
     "keep_hard_negatives": True,
     "seed": 13,
     # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
@@ -70,7 +70,7 @@ DEFAULTS: dict[str, Any] = {
     "word_clusters": None,
     # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
     # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
-    # their lines with PHI are trained on. Measured: no lever on physionet-dev (README).
+    # their lines with PHI are trained on. Measured: no lever on physionet-dev (docs/not-taken.md).
     "augment_copies": 0,
     "augment_source": "training",
 }

@@ -47,7 +47,7 @@ AUTO_CLASSIFIERS = ("hgb", "logistic")
 INNER_FOLDS = 3
 
 DEFAULTS: dict[str, Any] = {
-    # measured on physionet-dev (README), chosen on the training CV: crf is essential, the
+    # measured on physionet-dev (docs/benchmarks.md), chosen on the training CV: crf is essential, the
     # bilstm-crf adds CV token F2 0.874 -> 0.894 (and trains ~1.5x longer); rules and tbed
     # each add little beside the others
     "members": ["rules", "tbed", "crf", "bilstm-crf"],

@@ -6,7 +6,7 @@
 * :mod:`.editor` — the note with its spans (a QSyntaxHighlighter), keyboard-first;
 * :mod:`.panels` — batch, legend, propagation preview; :mod:`.dashboard` — plots;
 * :mod:`.offsets` — code points <-> Qt's UTF-16 positions (the only place they differ);
-* :mod:`.screenshot` — the README's screenshot (under Xvfb).
+* :mod:`.screenshot` — the screenshot of the README and docs (under Xvfb).
 
 Only this package imports Qt.
 """

@@ -1,4 +1,4 @@
-"""Take the README's screenshot: the main window on the demo project, mid-annotation.
+"""Take the screenshot of the README and docs: the main window on the demo project, mid-annotation.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot docs/screenshot.png
 

@@ -1,4 +1,4 @@
-"""Next batch in the app (issue #10): from the spans a retrain stored ahead it runs in a thread
+"""Next batch in the app: from the spans a retrain stored ahead it runs in a thread
 of the app (no child process to start); when a model must run, in a child process."""
 from __future__ import annotations
 

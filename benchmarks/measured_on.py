@@ -1,0 +1,75 @@
+"""When, where and under what load a benchmark ran, printed beside its tables.
+
+Every script in benchmarks/ ends with ``sys.exit(run_and_report(main))``: the tables are
+then followed by one Markdown line such as
+
+    *Measured 2026-11-26 09:12 UTC on host build7: 2 CPUs (Intel Xeon ...), Linux, Python 3.11.7,
+    deid-annotator 0.1.0 at commit 1a2b3c4; load average 0.4 at start, 1.2 at end.*
+
+which is what docs/benchmarks.md states beside each table (a figure without its machine
+and load cannot be compared with another).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # not on every platform
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _commit() -> str:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "an unknown commit"
+    if not commit:
+        return "an unknown commit"
+    return f"commit {commit}" + (" with uncommitted changes" if dirty else "")
+
+
+def describe(load_at_start: float | None, load_at_end: float | None) -> str:
+    sys.path.insert(0, str(ROOT))
+    try:
+        from deid_annotator import __version__
+    except ImportError:
+        __version__ = "?"
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = ("load average unknown" if load_at_start is None or load_at_end is None
+            else f"load average {load_at_start:.1f} at start, {load_at_end:.1f} at end")
+    return (f"*Measured {now} on host {platform.node()}: {os.cpu_count()} CPUs ({_cpu_model()}), "
+            f"{platform.system()}, Python {platform.python_version()}, deid-annotator {__version__} "
+            f"at {_commit()}; {load}.*")
+
+
+def run_and_report(main: Callable[[], int | None]) -> int:
+    """Run a benchmark's ``main`` and print when, where and at what load it ran."""
+    started = _load()
+    status = main()
+    print()
+    print(describe(started, _load()))
+    return int(status or 0)
