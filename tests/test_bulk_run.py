@@ -256,3 +256,34 @@ def test_clear_errors(model, corpus, tmp_path, capsys):
                  str(tmp_path / "d.jsonl"), "--gold", "--workers", "2", "--chunk-size", "1"]) == 2
     err = capsys.readouterr().err
     assert "bad.jsonl, line 2: note 'b': \"text\" must be a string" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_neural_model_gives_the_same_spans_and_text_on_one_or_two_workers(corpus, tmp_path):
+    """What bulk runs promise for a float32 network (bilstm-crf, and the stacked tagger that
+    holds one): the same spans and the same de-identified text whatever the engine and the
+    number of workers; confidences equal to 1e-5 (float sums that another process or kernel
+    orders differently round differently in the last digits), not bit for bit."""
+    from deid_annotator.taggers import create_tagger
+
+    model = tmp_path / "bilstm"
+    create_tagger("bilstm-crf", word_dim=16, char_dim=8, char_hidden=8, hidden=16, ff_hidden=16,
+                  max_epochs=3, seed=7).fit(synthetic(16, seed=99).notes).save(model)
+    source = write_input(tmp_path, corpus)
+    tagged, released = {}, {}
+    for workers in (1, 2):
+        out = tmp_path / f"tag{workers}.jsonl"
+        run_bulk(job(source, out, JobSpec(TagTask(0.0), "jsonl", str(model)), chunk_size=5,
+                     workers=workers))
+        tagged[workers] = read_corpus("jsonl", out).notes
+        out = tmp_path / f"deid{workers}.jsonl"
+        run_bulk(job(source, out, JobSpec(DeidentifyTask(seed=3), "jsonl", str(model)),
+                     chunk_size=5, workers=workers))
+        released[workers] = out.read_bytes()
+    assert released[1] == released[2]
+    spans = {w: [[(s.start, s.end, s.label) for s in n.spans] for n in notes]
+             for w, notes in tagged.items()}
+    assert spans[1] == spans[2] and sum(map(len, spans[1])) > 0
+    for one, two in zip(tagged[1], tagged[2]):
+        assert [s.confidence for s in one.spans] == pytest.approx(
+            [s.confidence for s in two.spans], abs=1e-5, rel=0)
