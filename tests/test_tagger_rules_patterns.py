@@ -1,7 +1,6 @@
 """Patterns (regular expressions) and gazetteers shared by the rules and CRF taggers."""
 from __future__ import annotations
 
-
 import pytest
 
 from deid_annotator.taggers import patterns as P
