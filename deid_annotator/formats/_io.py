@@ -157,10 +157,17 @@ def input_encoding(name: str | None):
 
 def in_encoding(notes: Callable[[], Iterator], name: str | None) -> Iterator:
     """The items of the iterator ``notes()`` makes, each read inside
-    ``input_encoding(name)`` (for streamed readers, which run between their consumer's steps)."""
+    ``input_encoding(name)`` (for streamed readers, which run between their consumer's
+    steps). The name is checked now; UTF-8 is the plain ``notes()``."""
+    codec = check_encoding(name)
+    if codec is None:
+        return notes()
     context = contextvars.copy_context()
-    context.run(_INPUT_ENCODING.set, check_encoding(name))
-    items = context.run(notes)
+    context.run(_INPUT_ENCODING.set, codec)
+    return _run_each_step(context, context.run(notes))
+
+
+def _run_each_step(context: contextvars.Context, items: Iterator) -> Iterator:
     while True:
         try:
             item = context.run(next, items)
