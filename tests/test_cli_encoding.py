@@ -5,6 +5,7 @@ and written files are UTF-8."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -128,3 +129,19 @@ def test_tag_reads_the_encoding(tmp_path, capsys):
                        "--corpus", folder, "--out", tmp_path / "out")
     assert code == 0, err
     assert (tmp_path / "out" / "a.txt").read_bytes().decode("utf-8") == TEXT
+
+
+def test_an_i2b2_file_declaring_its_encoding_is_written_declaring_utf8(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.xml").write_bytes(
+        (f"<?xml version='1.0' encoding='windows-1252'?>\r\n<deIdi2b2><TEXT>{TEXT}</TEXT><TAGS>"
+         f"<NAME start=\"10\" end=\"21\" TYPE=\"PATIENT\" text=\"{NAME}\"/></TAGS></deIdi2b2>\r\n")
+        .encode("cp1252"))
+    corpus = read_corpus("i2b2", tmp_path / "in", encoding="cp1252")
+    write_corpus("i2b2", corpus, tmp_path / "out")
+    written = (tmp_path / "out" / "a.xml").read_bytes()
+    assert written.startswith(b"<?xml version='1.0' encoding='UTF-8'?>\r\n<deIdi2b2>")
+    assert written.decode("utf-8") == (tmp_path / "in" / "a.xml").read_bytes().decode("cp1252") \
+        .replace("windows-1252", "UTF-8")
+    # an XML parser that honours the declaration reads it right
+    assert ET.fromstring(written).find("TEXT").text == TEXT.replace("\r\n", "\n")
