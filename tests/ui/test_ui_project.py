@@ -504,6 +504,20 @@ def _cancel_each_in_use_question(qtbot, asked: list[str]):
     return timer.stop
 
 
+def _main_windows() -> set:
+    from PySide6.QtWidgets import QApplication
+
+    from deid_annotator.ui.main_window import MainWindow
+
+    return {x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow)}
+
+
+def _started_window(before: set):
+    """The window ``app.main`` made (not one an earlier test left)."""
+    (window,) = _main_windows() - before
+    return window
+
+
 @pytest.mark.parametrize("last_is_demo", [True, False], ids=["the-demo", "another-project"])
 def test_cancel_on_project_in_use_at_start_asks_once_and_opens_nothing(
         qtbot, project_path, held_elsewhere, monkeypatch, tmp_path, gold, last_is_demo):
@@ -516,7 +530,6 @@ def test_cancel_on_project_in_use_at_start_asks_once_and_opens_nothing(
     from deid_annotator import demo
     from deid_annotator.annotation.config import AppConfig
     from deid_annotator.ui import app
-    from deid_annotator.ui.main_window import MainWindow
 
     other_demo = make_project(tmp_path / "demo.db", gold)
     monkeypatch.setattr(demo, "default_demo_path", lambda: project_path if last_is_demo else other_demo)
@@ -524,12 +537,13 @@ def test_cancel_on_project_in_use_at_start_asks_once_and_opens_nothing(
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)      # main() installs its own
     monkeypatch.setattr(QApplication, "exec", lambda *args: 0)  # start, but run no event loop
     asked: list[str] = []
+    before = _main_windows()
     stop = _cancel_each_in_use_question(qtbot, asked)
     try:
         assert app.main([]) == 0
     finally:
         stop()
-    w = next(x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow))
+    w = _started_window(before)
     qtbot.addWidget(w)
     assert len(asked) == 1 and "is open in another deid-annotator" in asked[0]
     assert w.project is None and w.errors == []
@@ -553,3 +567,24 @@ def test_cancel_on_project_in_use_keeps_the_open_project(qtbot, project_path, he
     assert len(asked) == 1
     assert Path(w.project.path) == mine and w.session.note.id == note and w.windowTitle() == title
     assert not w.project.read_only and w.errors == []
+
+
+def test_a_damaged_demo_as_last_project_is_reported_once_at_start(qtbot, monkeypatch, tmp_path):
+    """The demo stands in for a last project that failed, unless it is that project."""
+    from PySide6.QtWidgets import QApplication
+
+    from deid_annotator import demo
+    from deid_annotator.annotation.config import AppConfig
+    from deid_annotator.ui import app
+
+    damaged = tmp_path / "demo.db"
+    damaged.write_bytes(b"not a project" * 100)
+    monkeypatch.setattr(demo, "default_demo_path", lambda: damaged)
+    AppConfig(annotator=ANNOTATOR, last_project=str(damaged)).save()
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(QApplication, "exec", lambda *args: 0)
+    before = _main_windows()
+    assert app.main([]) == 0
+    w = _started_window(before)
+    qtbot.addWidget(w)
+    assert w.project is None and len(w.errors) == 1, w.errors
