@@ -129,10 +129,11 @@ FIXTURES: dict[str, dict[str, str | bytes]] = {
     },
     "brat": {
         "a.txt": BOM + "Seen by Dr. Ann Lee\r\non 2067-05-03 😀 at\rGH.\nCall Mary\nSmith",
-        "a.ann": ("T1\tDOCTOR 12 19\tAnn Lee\r\n#1\tAnnotatorNotes T1\tchecked\r\n"
-                  "T2\tDATE 24 34\t2067-05-03\r\nA1\tUncertain T2\r\n"
-                  "T3\tPATIENT 49 53;54 59\tMary Smith\r\nR1\tSame Arg1:T1 Arg2:T3\r\n"
-                  "T4\tPATIENT 49 59\tMary Smith"),
+        # brat counts the BOM as character 0 of a.txt: its offsets are one more than the note's
+        "a.ann": ("T1\tDOCTOR 13 20\tAnn Lee\r\n#1\tAnnotatorNotes T1\tchecked\r\n"
+                  "T2\tDATE 25 35\t2067-05-03\r\nA1\tUncertain T2\r\n"
+                  "T3\tPATIENT 50 54;55 60\tMary Smith\r\nR1\tSame Arg1:T1 Arg2:T3\r\n"
+                  "T4\tPATIENT 50 60\tMary Smith"),
         "notes/b.txt": "no annotation file",
         "c.txt": "x",
         "c.ann": BOM,
@@ -261,9 +262,9 @@ def test_brat_removed_span_takes_its_attribute_lines_along(tmp_path):
     a.spans = [s for s in a.spans if s.label != "DATE"] + [Span(0, 4, "X")]
     write_corpus("brat", corpus, tmp_path / "out")
     assert (tmp_path / "out" / "a.ann").read_bytes().decode("utf-8") == (
-        "T1\tDOCTOR 12 19\tAnn Lee\r\n#1\tAnnotatorNotes T1\tchecked\r\n"
-        "T3\tPATIENT 49 53;54 59\tMary Smith\r\nR1\tSame Arg1:T1 Arg2:T3\r\n"
-        "T4\tPATIENT 49 59\tMary Smith\r\nT5\tX 0 4\tSeen\r\n")
+        "T1\tDOCTOR 13 20\tAnn Lee\r\n#1\tAnnotatorNotes T1\tchecked\r\n"
+        "T3\tPATIENT 50 54;55 60\tMary Smith\r\nR1\tSame Arg1:T1 Arg2:T3\r\n"
+        "T4\tPATIENT 50 60\tMary Smith\r\nT5\tX 1 5\tSeen\r\n")   # offsets count the BOM
     assert not (tmp_path / "out" / "notes" / "b.ann").exists()
 
 

@@ -130,3 +130,33 @@ def test_import_as_annotator_and_a_changed_text(tmp_path, capsys):
     assert code == 2 and "note 'a': its text" in err
     with Project.open(db, read_only=True) as p:
         assert "dana" not in {v.annotator for v in p.note_versions()}
+
+
+def test_work_imported_as_an_annotator_packages_and_counts_in_agreement(tmp_path, capsys, gold):
+    """Work done in another tool, imported into an annotator's copy as theirs, is finished
+    work: it packages, merges into the admin's project and counts in agreement."""
+    notes = gold.notes[:3]
+    admin, copy = tmp_path / "admin.db", tmp_path / "carl.db"
+    write_corpus("jsonl", Corpus(notes).without_spans(), tmp_path / "notes.jsonl")
+    assert run(capsys, "import", "--db", admin, "--format", "jsonl", tmp_path / "notes.jsonl")[0] == 0
+    # carl annotated the notes elsewhere (all their spans); dana too (all but each note's first)
+    write_corpus("jsonl", Corpus(notes), tmp_path / "carl.jsonl")
+    write_corpus("jsonl", Corpus([Note(n.id, n.text, n.meta, n.spans[1:]) for n in notes]),
+                 tmp_path / "dana.jsonl")
+    assert run(capsys, "import", "--db", copy, "--format", "jsonl", "--as-annotator", "carl",
+               tmp_path / "carl.jsonl")[0] == 0
+    code, out, err = run(capsys, "package", "export", "--db", copy, "--annotator", "carl",
+                         "--out", tmp_path / "carl.deidpkg")
+    assert code == 0, err
+    assert "3 finished note(s) of carl" in out
+    assert run(capsys, "import", "--db", admin, "--format", "jsonl", "--as-annotator", "dana",
+               tmp_path / "dana.jsonl")[0] == 0
+    code, out, err = run(capsys, "package", "import", "--db", admin, tmp_path / "carl.deidpkg")
+    assert code == 0 and "3 note version(s) added" in out, err
+    with Project.open(admin, read_only=True) as p:
+        carl = {v.note_id: v.keys for v in p.note_versions(annotator="carl")}
+        assert carl == {n.id: frozenset(s.key for s in n.spans) for n in notes}
+    code, out, err = run(capsys, "agreement", "--db", admin, "--json")
+    assert code == 0, err
+    pair = json.loads(out)["pairs"][0]
+    assert (pair["a"], pair["b"], pair["notes"]) == ("carl", "dana", 3)

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ..corpus import Note
 from ..errors import FormatError
-from ..formats._io import open_for_reading, utf8_error
+from ..formats._io import BOM, current_encoding, open_for_reading, utf8_error
 
 # Discharge summaries run past csv's default limit of 131,072 characters a field.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -47,8 +47,15 @@ class CsvColumns:
 
 
 def iter_csv_notes(path: Path, columns: CsvColumns = CsvColumns()) -> Iterator[Note]:
-    """The notes of a CSV file one at a time (a UTF-8 BOM is dropped)."""
-    with open_for_reading(path, "r", encoding="utf-8-sig", newline="") as handle:
+    """The notes of a CSV file one at a time (a UTF-8 BOM is dropped; read in the codec of
+    :func:`~deid_annotator.formats._io.input_encoding` when one is set)."""
+    codec = current_encoding()
+    if codec is not None:
+        with open_for_reading(path) as raw:
+            if raw.read(len(BOM)) == BOM:
+                raise FormatError(f"starts with a UTF-8 byte-order mark: the file is UTF-8, not "
+                                  f"{codec}; read it without --encoding", path, 1)
+    with open_for_reading(path, "r", encoding=codec or "utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)
@@ -73,7 +80,7 @@ def iter_csv_notes(path: Path, columns: CsvColumns = CsvColumns()) -> Iterator[N
             raise FormatError(f"bad CSV: {exc}", path, reader.line_num) from None
         except UnicodeDecodeError as exc:
             # the text stream decodes ahead of the rows: find the byte in the file itself
-            raise (utf8_error(path) or FormatError(f"not UTF-8: {exc.reason}", path)) from None
+            raise (utf8_error(path) or FormatError(f"not {codec or 'UTF-8'}: {exc.reason}", path)) from None
 
 
 def csv_header(columns: CsvColumns) -> bytes:

@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 
 from ..corpus import Note
 from ..formats import FORMATS, jsonl, physionet, read_corpus, text
+from ..formats._io import in_encoding
 from ..errors import FormatError
 from ..labels import LabelSet
 from .csv_notes import CsvColumns, iter_csv_notes
@@ -27,15 +28,16 @@ _STREAMERS = {"jsonl": jsonl.iter_notes, "text": text.iter_notes, "physionet": p
 
 
 def iter_notes(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
-               columns: CsvColumns | None = None) -> Iterator[Note]:
-    """The notes of a corpus in ``fmt``, one at a time (``columns``: for ``csv``)."""
+               columns: CsvColumns | None = None, encoding: str | None = None) -> Iterator[Note]:
+    """The notes of a corpus in ``fmt``, one at a time (``columns``: for ``csv``;
+    ``encoding``: the files' codec when not UTF-8)."""
     path = Path(path)
     if fmt == "csv":
-        return iter_csv_notes(path, columns or CsvColumns())
+        return in_encoding(lambda: iter_csv_notes(path, columns or CsvColumns()), encoding)
     if fmt in _STREAMERS:
-        return _STREAMERS[fmt](path, labels)
+        return in_encoding(lambda: _STREAMERS[fmt](path, labels), encoding)
     if fmt in FORMATS:
-        return iter(read_corpus(fmt, path, labels=labels).notes)
+        return iter(read_corpus(fmt, path, labels=labels, encoding=encoding).notes)
     raise FormatError(f"unknown corpus format {fmt!r}; choose one of {', '.join(INPUT_FORMATS)}")
 
 

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 from ..corpus import Note
 from ..deidentify import DeidentifyStats, SurrogateMapping
 from ..errors import DeidError, FormatError
+from ..formats import check_encoding
 from ..progress import Progress, report
 from .assemble import assemble
 from .checkpoint import Checkpoint
@@ -44,6 +45,7 @@ class BulkJob:
     ray_address: str | None = None
     chunk_size: int = DEFAULT_CHUNK_SIZE
     resume: bool = False
+    encoding: str | None = None           # the input's codec when not UTF-8
 
 
 @dataclass(slots=True)
@@ -68,6 +70,7 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
     if isinstance(job.chunk_size, bool) or not isinstance(job.chunk_size, int) or job.chunk_size < 1:
         raise DeidError(f"--chunk-size must be a positive number, not {job.chunk_size!r}")
     check_engine(job.engine, job.workers)
+    check_encoding(job.encoding)
     if not Path(job.out).parent.is_dir():
         raise FormatError("the folder to write into does not exist", Path(job.out).parent)
     task = job.spec.task
@@ -89,7 +92,7 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
 
     def tasks() -> Iterator[tuple[int, list[Note]]]:
         nonlocal chunks, resumed, done_notes
-        notes = iter_notes(job.in_format, job.source, columns=job.columns)
+        notes = iter_notes(job.in_format, job.source, columns=job.columns, encoding=job.encoding)
         # a patient's adjacent notes stay in one chunk: de-identification's date offset and
         # surrogates, and a model's propagation, then see all of them together
         for index, chunk in enumerate(chunked(notes, job.chunk_size, keep_patients=True)):
@@ -143,7 +146,7 @@ def fingerprint(job: BulkJob) -> dict[str, Any]:
         config = json.dumps(dataclasses.asdict(task.config), sort_keys=True, default=str) \
             if task.config is not None else None
         options.update(method=task.method, config=_sha256(config.encode()) if config else None)
-    return {
+    state = {
         "task": "tag" if isinstance(task, TagTask) else "deidentify",
         "options": options,
         "input": [job.in_format, str(Path(job.source).resolve()), _input_state(Path(job.source))],
@@ -152,6 +155,10 @@ def fingerprint(job: BulkJob) -> dict[str, Any]:
         "model": _model_state(job.spec.model),
         "chunk_size": job.chunk_size,
     }
+    codec = check_encoding(job.encoding)
+    if codec is not None:   # UTF-8 input keeps the fingerprint it always had
+        state["encoding"] = codec
+    return state
 
 
 def _sha256(data: bytes) -> str:

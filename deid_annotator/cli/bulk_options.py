@@ -15,9 +15,12 @@ _BULK_FLAGS = ("workers", "engine", "ray_address", "resume", "chunk_size")
 
 
 def add_input_format(parser: argparse.ArgumentParser) -> None:
+    from .options import add_encoding
+
     parser.add_argument("--format", choices=INPUT_FORMATS, required=True, metavar="F",
                         help=f"corpus format: one of {', '.join(INPUT_FORMATS)} (csv: one note a "
                              f"row, see --text-column; always streamed)")
+    add_encoding(parser)
 
 
 def add_bulk_options(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +69,7 @@ def bulk_job(args: argparse.Namespace, spec, out: Path):
 
     return BulkJob(args.format, args.corpus, out, spec, columns=csv_columns(args),
                    engine=args.engine or "local", ray_address=args.ray_address, resume=args.resume,
-                   workers=1 if args.workers is None else args.workers,
+                   workers=1 if args.workers is None else args.workers, encoding=args.encoding,
                    chunk_size=DEFAULT_CHUNK_SIZE if args.chunk_size is None else args.chunk_size)
 
 

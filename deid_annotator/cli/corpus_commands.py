@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import add_format, add_lang
+from .options import add_encoding, add_format, add_lang
 from .progress_bar import progress_bar
 
 
@@ -15,6 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                                         "interrupted import can be rerun.")
     p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
     add_format(p)
+    add_encoding(p)
     add_lang(p)
     p.add_argument("--source", default="gold", choices=("gold", "model"),
                    help="what the corpus's spans are: gold annotations (default) or model output")
@@ -48,7 +49,7 @@ def run_import(args: argparse.Namespace) -> int:
     from ..store.passphrase import create_project, open_project
 
     with progress_bar("import") as progress:
-        corpus = read_corpus(args.format, args.path, progress=progress)
+        corpus = read_corpus(args.format, args.path, progress=progress, encoding=args.encoding)
         project = (open_project(args.db) if args.db.exists()
                    else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
         with project:

@@ -48,16 +48,17 @@ def run(args: argparse.Namespace) -> int:
     from ..corpus import Corpus, Note
     from ..deidentify import (audit_leaks, deidentify_corpus, filter_spans, load_config,
                               write_mapping)
-    from ..formats import read_corpus, write_corpus
+    from ..formats import check_encoding, read_corpus, write_corpus
 
     from .model_commands import refuse_overwriting_input
 
     refuse_overwriting_input(args.corpus, args.out, "de-identified")
+    check_encoding(args.encoding)   # a wrong name fails before any work
     config = load_config(args.config) if args.config else None
     if wants_bulk(args):
         return run_bulk_deidentify(args, config)
     with progress_bar("deidentify") as progress:
-        corpus = read_corpus(args.format, args.corpus, progress=progress)
+        corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
         if args.model:
             from ..taggers import load_model
 

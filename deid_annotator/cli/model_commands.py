@@ -84,7 +84,10 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_tag(args: argparse.Namespace) -> int:
+    from ..formats import check_encoding
+
     refuse_overwriting_input(args.corpus, args.out)
+    check_encoding(args.encoding)   # a wrong name fails before the model loads
     if wants_bulk(args):
         return run_bulk_tag(args)
     from ..corpus import Corpus, Note
@@ -93,7 +96,7 @@ def run_tag(args: argparse.Namespace) -> int:
 
     tagger = load_model(args.model)
     with progress_bar("tag") as progress:
-        corpus = read_corpus(args.format, args.corpus, progress=progress)
+        corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
         started = time.perf_counter()
         predictions = tagger.predict(corpus.notes, progress=progress)
         seconds = time.perf_counter() - started

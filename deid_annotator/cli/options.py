@@ -12,6 +12,13 @@ def add_format(parser: argparse.ArgumentParser, flag: str = "--format", required
                         help=f"{help}: one of {', '.join(FORMAT_CHOICES)}")
 
 
+def add_encoding(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--encoding", default=None, metavar="NAME",
+                        help="the input files' encoding when not UTF-8, a Python codec name: cp1252 "
+                             "(Windows-1252), latin-1, ... Offsets count the decoded text's "
+                             "characters; written files are UTF-8")
+
+
 def add_lang(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en",
                         help="language of the notes, a spaCy code (en, es, de, fr, ...); default en")

@@ -1,10 +1,12 @@
 """Corpus readers and writers, exact both ways.
 
-    read_corpus(fmt, path, labels=None, progress=None) -> Corpus
+    read_corpus(fmt, path, labels=None, progress=None, encoding=None) -> Corpus
     write_corpus(fmt, corpus, path, progress=None)
 
 Reading returns a complete corpus or raises :class:`~deid_annotator.errors.FormatError`
-naming the file and line; spans read from files are ``source="gold"``. Writing is
+naming the file and line; spans read from files are ``source="gold"``. Files are UTF-8
+unless ``encoding`` names their codec (e.g. ``cp1252``; offsets then count the decoded
+text's characters); written files are always UTF-8. Writing is
 atomic. What a format needs to write a file back byte for byte (BOM, line breaks,
 layout, ids of tags, ...) is kept in ``corpus.meta[fmt]``; ``note.meta`` holds only
 what the data says about the note (e.g. ``patient`` and ``note`` for physionet).
@@ -21,14 +23,15 @@ from ..errors import FormatError
 from ..labels import LabelSet
 from ..progress import Progress
 from . import brat, conll, i2b2, jsonl, physionet, text
-from ._io import owner_only
+from ._io import check_encoding, input_encoding, owner_only
 from .conll import AlignmentWarning
 
 FORMATS = ("text", "jsonl", "physionet", "i2b2", "brat", "conll")
 _MODULES = {"text": text, "jsonl": jsonl, "physionet": physionet, "i2b2": i2b2, "brat": brat,
             "conll": conll}
 
-__all__ = ["FORMATS", "read_corpus", "write_corpus", "AlignmentWarning", "owner_only"]
+__all__ = ["FORMATS", "read_corpus", "write_corpus", "AlignmentWarning", "owner_only",
+           "check_encoding", "input_encoding"]
 
 
 def _module(fmt: str):
@@ -39,8 +42,10 @@ def _module(fmt: str):
 
 
 def read_corpus(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
-                progress: Progress | None = None) -> Corpus:
-    return _module(fmt).read(Path(path), labels=labels, progress=progress)
+                progress: Progress | None = None, encoding: str | None = None) -> Corpus:
+    module = _module(fmt)
+    with input_encoding(encoding):
+        return module.read(Path(path), labels=labels, progress=progress)
 
 
 def write_corpus(fmt: str, corpus: Corpus, path: str | Path, *,

@@ -3,6 +3,12 @@ break exactly as it was, and atomic writes of files and folders.
 
 Text files are never opened in translating mode: CRLF and lone CR must survive, and
 offsets count Python code points of the text as it is on disk (after any BOM).
+
+Input in another encoding (hospital exports are often Windows-1252 or Latin-1) is read
+inside ``with input_encoding(name):`` (the CLI's ``--encoding``): every reader then
+decodes with that codec, strictly, and offsets count the characters of the decoded text.
+Only codecs that write ASCII as ASCII are taken (line breaks must be single bytes).
+Written files are always UTF-8.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
-from ..errors import FormatError, os_error_within
+from ..errors import DeidError, FormatError, os_error_within
 
 BOM = codecs.BOM_UTF8
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
@@ -113,6 +119,75 @@ def open_for_reading(path: Path, mode: str = "rb", **kwargs):
         raise FormatError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
+#: The codec files are read with, when not UTF-8 (see :func:`input_encoding`).
+_INPUT_ENCODING: contextvars.ContextVar[str | None] = contextvars.ContextVar("input_encoding",
+                                                                            default=None)
+_ASCII_PROBE = "\r\n\t Az09<>&\"'|;"
+
+
+def check_encoding(name: str | None) -> str | None:
+    """The codec ``name`` names, or None for UTF-8 (the default reading); a clear
+    :class:`DeidError` for an unknown name or a codec the readers cannot split into lines."""
+    if name is None:
+        return None
+    try:
+        codec = codecs.lookup(name).name
+        ascii_safe = _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii")
+    except LookupError:
+        raise DeidError(f"--encoding {name!r}: no such encoding; give a Python codec name "
+                        f"such as cp1252 (Windows-1252), latin-1 or utf-8") from None
+    if codec in ("utf-8", "utf-8-sig"):
+        return None
+    if not ascii_safe:
+        raise DeidError(f"--encoding {name!r}: not supported (it does not write line breaks and "
+                        f"ASCII as single bytes); convert the files to UTF-8")
+    return codec
+
+
+@contextlib.contextmanager
+def input_encoding(name: str | None):
+    """Within this block, files are read as ``name`` (a codec name; None or UTF-8: UTF-8,
+    a leading BOM dropped as usual). Offsets count the decoded text's characters."""
+    token = _INPUT_ENCODING.set(check_encoding(name))
+    try:
+        yield
+    finally:
+        _INPUT_ENCODING.reset(token)
+
+
+def in_encoding(notes: Callable[[], Iterator], name: str | None) -> Iterator:
+    """The items of the iterator ``notes()`` makes, each read inside
+    ``input_encoding(name)`` (for streamed readers, which run between their consumer's
+    steps). The name is checked now; UTF-8 is the plain ``notes()``."""
+    codec = check_encoding(name)
+    if codec is None:
+        return notes()
+    context = contextvars.copy_context()
+    context.run(_INPUT_ENCODING.set, codec)
+    return _run_each_step(context, context.run(notes))
+
+
+def _run_each_step(context: contextvars.Context, items: Iterator) -> Iterator:
+    while True:
+        try:
+            item = context.run(next, items)
+        except StopIteration:
+            return
+        yield item
+
+
+def current_encoding() -> str | None:
+    """The codec files are read with now (None: UTF-8)."""
+    return _INPUT_ENCODING.get()
+
+
+def _not_utf8_after_all(data: bytes, path: Path, codec: str) -> None:
+    """A file that begins with a UTF-8 BOM is UTF-8 whatever ``--encoding`` says."""
+    if data.startswith(BOM):
+        raise FormatError(f"starts with a UTF-8 byte-order mark: the file is UTF-8, not {codec}; "
+                          f"read it without --encoding", path, 1)
+
+
 def read_bytes(path: Path) -> bytes:
     with open_for_reading(path) as handle:
         return handle.read()
@@ -124,14 +199,27 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 def _not_utf8(raw: bytes, at: int, reason: str, file_start: bool) -> str:
     """Why ``raw`` is not UTF-8, its bad byte at ``at``; ``file_start``: ``raw`` begins the
     file (where a UTF-16 byte-order mark says what the file is)."""
+    codec = _INPUT_ENCODING.get()
+    if codec is not None:
+        return f"not {codec}: byte 0x{raw[at]:02x} cannot be decoded ({reason})"
     if file_start and at == 0 and raw.startswith(_UTF16_BOMS):
         return ("not UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark); "
                 "save it as UTF-8")
-    return f"not UTF-8: byte 0x{raw[at]:02x} cannot be decoded ({reason})"
+    return (f"not UTF-8: byte 0x{raw[at]:02x} cannot be decoded ({reason}); if the file is in "
+            f"another encoding, name it with --encoding (e.g. --encoding cp1252)")
 
 
 def decode(data: bytes, path: Path) -> tuple[str, bool]:
-    """Text and whether it had a UTF-8 BOM (which offsets exclude)."""
+    """Text and whether it had a UTF-8 BOM (which offsets exclude); in the codec of
+    :func:`input_encoding` when one is set (no BOM then)."""
+    codec = _INPUT_ENCODING.get()
+    if codec is not None:
+        _not_utf8_after_all(data, path, codec)
+        try:
+            return data.decode(codec), False
+        except UnicodeDecodeError as exc:
+            raise FormatError(_not_utf8(data, exc.start, exc.reason, True), path,
+                              line_number(data, exc.start)) from None
     bom = data.startswith(BOM)
     body = data[len(BOM):] if bom else data
     try:
@@ -143,15 +231,17 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
 
 def utf8_error(path: Path) -> FormatError | None:
     """A FormatError naming the line of the first byte of ``path`` that is not UTF-8 (a
-    leading BOM skipped), or None: for readers decoding through a text stream, whose
-    error does not say where in the file the byte is. No UTF-8 character holds a
-    line-break byte, so each line decodes on its own."""
+    leading BOM skipped; or not in the codec of :func:`input_encoding`), or None: for
+    readers decoding through a text stream, whose error does not say where in the file
+    the byte is. No character of UTF-8 (nor of the codecs taken) holds a line-break
+    byte, so each line decodes on its own."""
+    codec = _INPUT_ENCODING.get()
     before = 0                              # line breaks before this line (CR, LF, CRLF)
     with open_for_reading(path) as handle:
         for k, raw in enumerate(handle):
-            body = raw[len(BOM):] if k == 0 and raw.startswith(BOM) else raw
+            body = raw[len(BOM):] if k == 0 and raw.startswith(BOM) and codec is None else raw
             try:
-                body.decode("utf-8")
+                body.decode(codec or "utf-8")
             except UnicodeDecodeError as exc:
                 return FormatError(_not_utf8(body, exc.start, exc.reason, k == 0 and body is raw),
                                    path, before + line_number(body, exc.start))
@@ -169,13 +259,17 @@ _RAW_BREAK = re.compile(rb"\r\n|\r|\n")
 def iter_lines(path: Path, block: int = 1 << 20) -> Iterator[tuple[int, str, str]]:
     """``(line_number, content, line_break)`` of a UTF-8 file, read a block at a time:
     :func:`split_lines` of :func:`read_text` without holding the file (a leading BOM
-    dropped, a line that is not UTF-8 a :class:`FormatError` naming it)."""
+    dropped, a line that is not UTF-8 a :class:`FormatError` naming it; the codec of
+    :func:`input_encoding` when one is set)."""
+    codec = _INPUT_ENCODING.get()
     with open_for_reading(path) as handle:
         pending = b""
         lineno = 0
         first = True
         while True:
             data = handle.read(max(block, len(BOM)) if first else block)
+            if first and codec is not None:
+                _not_utf8_after_all(data, path, codec)
             pending += data[len(BOM):] if first and data.startswith(BOM) else data
             first = False
             pos = 0
@@ -194,7 +288,7 @@ def iter_lines(path: Path, block: int = 1 << 20) -> Iterator[tuple[int, str, str
 
 def _decode_line(raw: bytes, path: Path, lineno: int) -> str:
     try:
-        return raw.decode("utf-8")
+        return raw.decode(_INPUT_ENCODING.get() or "utf-8")
     except UnicodeDecodeError as exc:
         raise FormatError(_not_utf8(raw, exc.start, exc.reason, lineno == 1), path,
                           lineno) from None

@@ -14,10 +14,20 @@ brat has no place for a note's metadata (the patient, above all: splits and the 
 slice go by patient), so it travels in ``deid-annotator-meta.jsonl`` at the folder's root,
 one ``{"id": ..., "meta": {...}}`` line per note that has any; brat ignores the file.
 
+A ``.txt`` that begins with a UTF-8 byte-order mark: brat reads the file as UTF-8 text
+with the mark kept, so U+FEFF is character 0 of its document and every offset of the
+``.ann`` counts it (public brat corpora are annotated that way). The note's text here is
+the file's text without the mark (it is no character of the note: the editor, taggers
+and de-identification never see it), and offsets are shifted by one on reading and
+writing, so they stay exact both ways. An entity that brat let begin on the mark begins
+at the note's first character. A note whose own text begins with U+FEFF is written after
+a mark of its own, as brat's document then holds both.
+
 Round trip (``corpus.meta["brat"]["notes"][id]``): ``txt_bom``, ``ann`` (whether an
 .ann file exists), ``ann_bom``, ``eol`` (usual line break of the .ann), and ``lines``:
 each .ann line as ``[content, line_break, fragments, text]`` (fragments ``[[start, end,
-label], ...]`` and the note text they cover for a T line, else ``None``).
+label], ...]`` in the note's offsets and the note text they cover for a T line, else
+``None``).
 """
 from __future__ import annotations
 
@@ -36,6 +46,8 @@ from ._io import (encode, id_to_relpath, list_files, most_common, one_line, read
 
 #: The notes' metadata (brat has no place for it).
 META_FILE = "deid-annotator-meta.jsonl"
+#: What a UTF-8 byte-order mark is in brat's document: its character 0.
+BOM_CHAR = "\ufeff"
 _T_LINE = re.compile(r"(T[^\t]*)\t(\S+) ([^\t]*)\t(.*)")
 _LABEL = re.compile(r"\S+")
 
@@ -88,6 +100,9 @@ def _read_ann(path: Path, note_id: str, text: str, labels: LabelSet | None,
     ann, bom = read_text(path)
     lines = split_lines(ann)
     spans, items, seen = [], [], {}
+    # brat's document: the .txt as brat reads it, a byte-order mark kept as character 0
+    shift = 1 if layout["txt_bom"] else 0
+    document = BOM_CHAR * shift + text
     for lineno, (content, eol) in enumerate(lines, 1):
         if not content.startswith("T"):
             items.append([content, eol, None, None])
@@ -106,11 +121,18 @@ def _read_ann(path: Path, note_id: str, text: str, labels: LabelSet | None,
             if len(bounds) != 2:
                 raise FormatError(f"expected '<start> <end>', found {fragment!r}", path, lineno)
             start, end = (int_field(b, "offset", path, lineno) for b in bounds)
-            spans.append(gold_span(text, start, end, label, labels, path, lineno, note_id))
+            gold_span(document, start, end, label, labels, path, lineno, note_id)
+            if end - shift <= 0:
+                raise FormatError(f"span {start}-{end} ({label}) covers only the byte-order "
+                                  f"mark at the start of the .txt", path, lineno)
+            spans.append(Span(max(start - shift, 0), end - shift, label))
             fragments.append([start, end, label])
-        covered = " ".join(text[s:e] for s, e, _ in fragments)   # brat joins fragments so
-        text_matches(written, covered, fragments[0][0], fragments[-1][1], path, lineno)
-        items.append([content, eol, fragments, covered])
+        brat_covered = " ".join(document[s:e] for s, e, _ in fragments)   # brat joins fragments so
+        if shift and fragments[0][0] == 0:   # begun on the mark, which a hand-written text may leave out
+            written, brat_covered = written.removeprefix(BOM_CHAR), brat_covered.removeprefix(BOM_CHAR)
+        text_matches(written, brat_covered, fragments[0][0], fragments[-1][1], path, lineno)
+        fragments = [[max(s - shift, 0), e - shift, lab] for s, e, lab in fragments]
+        items.append([content, eol, fragments, " ".join(text[s:e] for s, e, _ in fragments)])
     layout.update(ann_bom=bom, eol=most_common((eol for _, eol in lines if eol), "\n"), lines=items)
     return spans
 
@@ -123,10 +145,13 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
     def files():
         for i, (note, rel) in enumerate(zip(corpus.notes, rels), 1):
             layout = layouts.get(note.id, {})
-            yield f"{rel}.txt", encode(note.text, layout.get("txt_bom", False), f"note {note.id!r}")
+            # the .txt gets a mark when it had one, and before a text that begins with
+            # U+FEFF (else reading would take that character for the mark)
+            txt_bom = layout.get("txt_bom", False) or note.text.startswith(BOM_CHAR)
+            yield f"{rel}.txt", encode(note.text, txt_bom, f"note {note.id!r}")
             if layout.get("ann", True) or note.spans:
-                yield f"{rel}.ann", encode(_ann_text(note, layout), layout.get("ann_bom", False),
-                                           f"note {note.id!r}")
+                yield f"{rel}.ann", encode(_ann_text(note, layout, 1 if txt_bom else 0),
+                                           layout.get("ann_bom", False), f"note {note.id!r}")
             report(progress, "write", i, len(corpus.notes))
         metas = [json.dumps({"id": n.id, "meta": n.meta}, ensure_ascii=False, default=str)
                  for n in corpus.notes if n.meta]
@@ -137,7 +162,9 @@ def write(corpus: Corpus, path: Path, progress: Progress | None = None) -> None:
                         owned=lambda rel: rel.endswith((".txt", ".ann")) or rel == META_FILE)
 
 
-def _ann_text(note: Note, layout: dict) -> str:
+def _ann_text(note: Note, layout: dict, shift: int) -> str:
+    """The .ann of ``note``; ``shift``: 1 when its .txt begins with a byte-order mark,
+    which brat's offsets count."""
     for s in note.spans:
         note.check_span(s, "brat")
         if not _LABEL.fullmatch(s.label):
@@ -154,7 +181,8 @@ def _ann_text(note: Note, layout: dict) -> str:
         number += 1
         if out and not out[-1][1]:
             out[-1][1] = eol   # the old last line had no line break
-        out.append([f"T{number}\t{s.label} {s.start} {s.end}\t{one_line(note.span_text(s))}", eol])
+        out.append([f"T{number}\t{s.label} {s.start + shift} {s.end + shift}\t"
+                    f"{one_line(note.span_text(s))}", eol])
     return "".join(content + line_eol for content, line_eol in out)
 
 

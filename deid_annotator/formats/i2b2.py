@@ -25,6 +25,9 @@ text]``, reused while their span is still there; ``tail`` the rest; ``slot`` whe
 new tags have a place (a ``<TAGS>`` element with an end tag). A span with no tag of
 its own gets ``<CATEGORY id="Pn" start end text TYPE comment="">`` (category from the
 i2b2 catalogue, else the label).
+
+Read in another encoding (``input_encoding``), a file's XML declaration naming that
+encoding is kept naming UTF-8, the encoding written files have.
 """
 from __future__ import annotations
 
@@ -37,8 +40,8 @@ from ..errors import FormatError
 from ..labels import I2B2_BY_NAME, LabelSet
 from ..progress import Progress, report
 from ._checks import UniqueIds, gold_span, int_field, text_matches, unique_ids_for_writing
-from ._io import (decode, encode, id_to_relpath, list_files, most_common, one_line, read_bytes,
-                  same_words, write_file_atomic, write_folder_atomic)
+from ._io import (current_encoding, decode, encode, id_to_relpath, list_files, most_common,
+                  one_line, read_bytes, same_words, write_file_atomic, write_folder_atomic)
 from ._xml_events import Event, parse_events, raw_text_of
 
 SUFFIX = ".xml"
@@ -49,6 +52,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _XML_NAME = re.compile(r"[A-Za-z_][\w.-]*")
 #: ``<patient>-<record>``, the i2b2-2014 file naming.
 _PATIENT_RECORD = re.compile(r"(\d+)-(\d+)")
+#: The encoding named by an XML declaration.
+_DECLARED_ENCODING = re.compile(r"""(\A\s*<\?xml\s[^>]*?\bencoding\s*=\s*["'])[^"']*(["'])""")
 _CONTENT_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ESCAPES = {**_CONTENT_ESCAPES, '"': "&quot;"}
 
@@ -77,7 +82,10 @@ def _read_file(path: Path, note_id: str, labels: LabelSet | None) -> tuple[Note,
     text = _raw_text(events[text_at + 1:text_end], path)
     content = _join(events[text_at + 1:text_end])
     form = next((f for f in ("cdata", "escaped") if _encode_text(text, f) == content), "raw")
-    layout = {"bom": bom, "head": _join(events[:text_at + 1]), "form": form,
+    head = _join(events[:text_at + 1])
+    if current_encoding() is not None:   # decoded from another encoding; written as UTF-8
+        head = _DECLARED_ENCODING.sub(r"\g<1>UTF-8\g<2>", head, count=1)
+    layout = {"bom": bom, "head": head, "form": form,
               "sha1": _sha1(text), "empty_text_element": events[text_at].raw.endswith("/>")}
     if form == "raw":
         layout["content"] = content

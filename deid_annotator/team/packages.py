@@ -74,8 +74,19 @@ def finished_notes(project: Project, annotator: str) -> tuple[list[str], list[st
 
     Their notes are those assigned to them; in a project without assignments for them,
     the notes of batches they acted in or submitted. Finished: marked done, or in a
-    submitted batch.
+    submitted batch. Their stored versions are finished work too (``import
+    --as-annotator``: work done in another tool, or a package merged here): those notes
+    come after the ones finished in batches.
     """
+    in_batches, not_done = _batch_notes(project, annotator)
+    versioned = [v.note_id for v in project.note_versions(annotator=annotator)]
+    seen, stored = set(in_batches), set(versioned)
+    return in_batches + [i for i in versioned if i not in seen], [i for i in not_done if i not in stored]
+
+
+def _batch_notes(project: Project, annotator: str) -> tuple[list[str], list[str]]:
+    """(finished, not finished) notes of the annotator's batches here (see
+    :func:`finished_notes`)."""
     assigned = [a.note_id for a in project.assignments(annotator=annotator)]
     if assigned:
         candidates = list(dict.fromkeys(assigned))
@@ -122,6 +133,18 @@ def _note_entry(project: Project, note_id: str, annotator: str) -> dict[str, Any
             "actions": [dict(a, details=json.loads(a["details"]) if a["details"] else None) for a in actions]}
 
 
+def _version_entry(project: Project, version: NoteVersion) -> dict[str, Any]:
+    """A stored version of the annotator (imported work) as a package entry: its spans,
+    time, model and action log as they were recorded."""
+    batch = project.note_batch(version.note_id)
+    return {"id": version.note_id, "text_sha256": version.text_sha256,
+            "batch": None if batch is None else batch.number, "model": version.model,
+            "finished": version.finished, "seconds": version.seconds,
+            "spans": [{"start": s.start, "end": s.end, "label": s.label, "origin": s.source}
+                      for s in version.spans],
+            "actions": list(version.action_log)}
+
+
 def export_package(project: Project, annotator: str, out: str | Path, *,
                    progress: Progress | None = None) -> ExportSummary:
     """Write the annotator's finished notes to the package file ``out`` (owner-only, atomic)."""
@@ -135,11 +158,16 @@ def export_package(project: Project, annotator: str, out: str | Path, *,
     if not done:
         raise DeidError(f"{project.path}: {annotator} has no finished note to export "
                         f"({len(not_done)} of theirs not done yet; mark notes done or submit the batch)")
+    # a note finished in a batch here is packaged from its spans; one only in a stored
+    # version (imported work), from that version
+    versions = {v.note_id: v for v in project.note_versions(annotator=annotator)}
+    in_batches = set(_batch_notes(project, annotator)[0])
     entries = []
     for k, note_id in enumerate(done, 1):
         if progress is not None:
             progress.check()
-        entries.append(_note_entry(project, note_id, annotator))
+        entries.append(_note_entry(project, note_id, annotator) if note_id in in_batches
+                       else _version_entry(project, versions[note_id]))
         report(progress, "package", k, len(done))
     notes_bytes = json.dumps(entries, ensure_ascii=False, indent=1).encode("utf-8")
     manifest = {"format": PACKAGE_FORMAT, "version": PACKAGE_VERSION, "uuid": str(uuid.uuid4()),

@@ -57,14 +57,33 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     if not window._ensure_annotator():
         return 1
+    open_at_start(window, args, config)
+    return app.exec()
+
+
+def open_at_start(window, args: argparse.Namespace, config) -> None:
+    """Open what the app starts with: the project named, else the last one, else the demo.
+
+    The demo stands in for a last project that could not be opened (moved, damaged), not
+    for one the user declined: Cancel on "Project in use" or on the passphrase leaves the
+    window as it was, with nothing open (and never asks about the same project twice)."""
     if args.project is not None:
         window.open_project(args.project)
-    elif not args.demo and config.last_project and Path(config.last_project).is_file():
-        if not window.open_project(config.last_project):
-            window.open_demo()
-    else:
-        window.open_demo()
-    return app.exec()
+        return
+    last = config.last_project
+    if not args.demo and last and Path(last).is_file():
+        errors = len(window.errors)   # a failed open reports an error; a cancelled one does not
+        if window.open_project(last):
+            return
+        if len(window.errors) == errors:
+            window.statusBar().showMessage("No project open: File ▸ Open project…, or File ▸ "
+                                           "Open the demo project", 0)
+            return
+        from ..demo import default_demo_path
+
+        if Path(last).resolve() == default_demo_path().resolve():
+            return   # the demo is the project that just failed
+    window.open_demo()
 
 
 if __name__ == "__main__":

@@ -481,3 +481,110 @@ def test_reopening_the_project_while_its_retrain_measures_leaves_that_to_the_ret
     assert measured["strict"] == done.args[1]["metrics"]["strict"]
     assert [r["action"] for r in w.project.audit_log(None) if r["table"] == "model_versions"] == \
         ["set_model_metrics", "add_model_version"]
+
+
+# -- Cancel on "Project in use" -----------------------------------------------------------------------
+def _cancel_each_in_use_question(qtbot, asked: list[str]):
+    """Answer every "Project in use" box with its Cancel button (the real dialog); a list
+    of the boxes seen. Call ``stop()`` when done."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    timer = QTimer()
+    timer.setInterval(20)
+
+    def answer():
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.objectName() == "projectLockedDialog":
+            asked.append(box.text())
+            box.button(QMessageBox.Cancel).click()
+
+    timer.timeout.connect(answer)
+    timer.start()
+    return timer.stop
+
+
+def _main_windows() -> set:
+    from PySide6.QtWidgets import QApplication
+
+    from deid_annotator.ui.main_window import MainWindow
+
+    return {x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow)}
+
+
+def _started_window(before: set):
+    """The window ``app.main`` made (not one an earlier test left)."""
+    (window,) = _main_windows() - before
+    return window
+
+
+@pytest.mark.parametrize("last_is_demo", [True, False], ids=["the-demo", "another-project"])
+def test_cancel_on_project_in_use_at_start_asks_once_and_opens_nothing(
+        qtbot, project_path, held_elsewhere, monkeypatch, tmp_path, gold, last_is_demo):
+    """The app starting while another deid-annotator has the last project (often the
+    demo): Cancel is the user's answer, not a failure to work around by opening the demo
+    (which asked the same question again when the demo was that project)."""
+    from conftest import make_project
+    from PySide6.QtWidgets import QApplication
+
+    from deid_annotator import demo
+    from deid_annotator.annotation.config import AppConfig
+    from deid_annotator.ui import app
+
+    other_demo = make_project(tmp_path / "demo.db", gold)
+    monkeypatch.setattr(demo, "default_demo_path", lambda: project_path if last_is_demo else other_demo)
+    AppConfig(annotator=ANNOTATOR, last_project=str(project_path)).save()
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)      # main() installs its own
+    monkeypatch.setattr(QApplication, "exec", lambda *args: 0)  # start, but run no event loop
+    asked: list[str] = []
+    before = _main_windows()
+    stop = _cancel_each_in_use_question(qtbot, asked)
+    try:
+        assert app.main([]) == 0
+    finally:
+        stop()
+    w = _started_window(before)
+    qtbot.addWidget(w)
+    assert len(asked) == 1 and "is open in another deid-annotator" in asked[0]
+    assert w.project is None and w.errors == []
+    assert "No project open" in w.statusBar().currentMessage()
+
+
+def test_cancel_on_project_in_use_keeps_the_open_project(qtbot, project_path, held_elsewhere,
+                                                        make_window, tmp_path, gold):
+    from conftest import make_project
+
+    mine = make_project(tmp_path / "mine.db", gold)
+    w = make_window()
+    assert w.open_project(mine)
+    note, title = w.session.note.id, w.windowTitle()
+    asked: list[str] = []
+    stop = _cancel_each_in_use_question(qtbot, asked)
+    try:
+        assert not w.open_project(project_path)
+    finally:
+        stop()
+    assert len(asked) == 1
+    assert Path(w.project.path) == mine and w.session.note.id == note and w.windowTitle() == title
+    assert not w.project.read_only and w.errors == []
+
+
+def test_a_damaged_demo_as_last_project_is_reported_once_at_start(qtbot, monkeypatch, tmp_path):
+    """The demo stands in for a last project that failed, unless it is that project."""
+    from PySide6.QtWidgets import QApplication
+
+    from deid_annotator import demo
+    from deid_annotator.annotation.config import AppConfig
+    from deid_annotator.ui import app
+
+    damaged = tmp_path / "demo.db"
+    damaged.write_bytes(b"not a project" * 100)
+    monkeypatch.setattr(demo, "default_demo_path", lambda: damaged)
+    AppConfig(annotator=ANNOTATOR, last_project=str(damaged)).save()
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(QApplication, "exec", lambda *args: 0)
+    before = _main_windows()
+    assert app.main([]) == 0
+    w = _started_window(before)
+    qtbot.addWidget(w)
+    assert w.project is None and len(w.errors) == 1, w.errors
