@@ -340,11 +340,17 @@ IMPORT_SOURCES = {
 def import_notes(project, fmt: str, path, source: str = "model", annotator: str | None = None,
                  progress: Progress | None = None):
     """Read a corpus file and add its notes to the project; returns the ImportResult."""
+    from dataclasses import replace
+
     from ..formats import read_corpus
+    from ..formats.overlap_policy import check_import
 
     corpus = read_corpus(fmt, path, progress=progress)
-    return project.import_corpus(corpus, source=source, annotator=annotator if source != "model" else None,
-                                 progress=progress)
+    warnings = check_import(fmt, corpus, source, path)   # refuses what the gold cannot hold
+    result = project.import_corpus(corpus, source=source,
+                                   annotator=annotator if source != "model" else None,
+                                   progress=progress)
+    return replace(result, warnings=tuple(warnings))
 
 
 def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progress | None = None) -> int:

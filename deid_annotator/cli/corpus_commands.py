@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from .options import add_format, add_lang
@@ -49,6 +50,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     with progress_bar("import") as progress:
         corpus = read_corpus(args.format, args.path, progress=progress)
+        for line in _overlap_warnings(args, corpus):
+            print(f"warning: {line}", file=sys.stderr)
         project = (open_project(args.db) if args.db.exists()
                    else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
         with project:
@@ -62,6 +65,14 @@ def run_import(args: argparse.Namespace) -> int:
     if ahead:
         print(f"pre-annotated {ahead} notes ahead with the rules tagger for the first batch")
     return 0
+
+
+def _overlap_warnings(args: argparse.Namespace, corpus) -> list[str]:
+    """Refuse overlapping gold where the format cannot hold it; else the warnings to print."""
+    from ..formats.overlap_policy import check_import
+
+    source = "human" if args.as_annotator is not None else args.source
+    return check_import(args.format, corpus, source, args.path)
 
 
 def _preannotate_first_batch(project, progress) -> int:

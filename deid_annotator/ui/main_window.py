@@ -852,7 +852,8 @@ class MainWindow(QMainWindow):
             r = result
             msg = (f"Imported {r.added} note(s) with {r.spans} span(s)"
                    + (f"; {r.skipped_duplicates} already in the project were skipped" if r.skipped_duplicates else "")
-                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + ".")
+                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + "."
+                   + "".join(f" Warning: {w}" for w in getattr(r, "warnings", ())))
             self.statusBar().showMessage(msg, 15000)
             if self.session is not None:
                 self.session.refresh_labels()
