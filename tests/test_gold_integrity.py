@@ -246,3 +246,38 @@ def test_propagation_offer_follows_undo_and_redo_and_stays_in_its_batch(session,
     session.open_batch(other)
     session.redo()
     assert session.proposals == []
+
+
+def test_submit_question_defaults_to_no_and_says_what_happens_to_pending_spans(session, project):
+    session.accept_all_and_next()                      # n1 done; n2, n3 still hold pending spans
+    question = session.submit_question()
+    assert question.default_yes is False
+    assert (question.unfinished, question.pending) == (3, 4)
+    assert "3 of 4 notes are not marked done" in question.text
+    assert "4 spans are still pending (undecided) in 2 notes: they do NOT become gold" in question.text
+    assert "Reopen batch" in question.text
+    for _ in range(3):
+        session.accept_all_and_next()
+    assert session.submit_question() is None           # all done, nothing pending: no question
+
+
+def test_submitted_batch_reopens_from_the_session_and_the_cli_audited(session, project, tmp_path):
+    project.submit_batch(project.batch_id, "ann")
+    session.refresh_batch()
+    with pytest.raises(ProjectError, match="Reopen batch"):
+        session.accept_all()
+    line = session.reopen_batch()
+    assert "batch 1 reopened" in line and session.message == line
+    assert not session.read_only
+    session.accept_all()                                # editable again
+    project.submit_batch(project.batch_id, "ann")
+    path = project.path
+    project.close()
+    assert main(["batch", "reopen", "--db", str(path), "--annotator", "lead", "1"]) == 0
+    assert main(["batch", "reopen", "--db", str(path), "1"]) == 2      # open already: one line, exit 2
+    assert main(["batch", "reopen", "--db", str(path), "7"]) == 2      # no such batch
+    with Project.open(path) as again:
+        assert not again.batch(1).read_only
+        reopened = sorted((r for r in again.actions(limit=None) if r["action"] == "reopen_batch"),
+                          key=lambda r: r["id"])
+        assert [r["annotator"] for r in reopened] == ["ann", "lead"]

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Sequence
 from ..corpus import Note
 from ..errors import DeidError, ProjectError
 from ..store.records import Batch, BatchNote, StoredSpan
-from . import propagation
+from . import propagation, submission
 from .keymap import key_to_label, label_colors, label_keys
 from .pick_reasons import PickReason, pick_reasons
 from .timing import IDLE_THRESHOLD, TimeRecorder
@@ -422,7 +422,8 @@ class AnnotationSession:
         if self.note is None:
             raise DeidError("no note is open")
         if self.read_only:
-            raise ReadOnlyError(f"batch {self.batch.number} was submitted and is read-only")
+            raise ReadOnlyError(f"batch {self.batch.number} was submitted and is read-only: "
+                                f"Batch ▸ Reopen batch to change it")
 
     def _target(self, span_id: int | None) -> StoredSpan:
         self._check_editable()
@@ -576,6 +577,25 @@ class AnnotationSession:
         self.last_accepted = rest
         self._say(accepted_message(rest))
         return len(rest.accepted)
+
+    def submit_question(self):
+        """What to ask before submitting the open batch (None: nothing to warn about); see
+        :mod:`.submission`. An annotator of an assigned batch submits their notes only."""
+        if self.batch is None:
+            return None
+        mine = self.note_ids if self.assignment is not None else None
+        return submission.submit_question(self.project, self.batch.id, mine)
+
+    def reopen_batch(self) -> str:
+        """Make the open (submitted) batch editable again, audited; says so in the status line."""
+        self._check_writable()
+        if self.batch is None:
+            raise DeidError("no batch is open")
+        line = submission.reopen(self.project, self.batch.id, self.annotator)
+        self.refresh_batch()
+        self.reload()
+        self._say(line)
+        return line
 
     def mark_done(self) -> None:
         self._check_editable()
