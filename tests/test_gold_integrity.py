@@ -154,11 +154,19 @@ def _overlapping_corpus() -> Corpus:
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "i2b2", "conll"])
-def test_export_refuses_overlapping_gold_naming_note_and_spans(tmp_path, fmt):
-    out = tmp_path / f"out.{fmt}"
-    with pytest.raises(FormatError, match=r"note 'n2': PATIENT 21-28 overlaps HOSPITAL 17-39"):
-        write_corpus(fmt, _overlapping_corpus(), out)
-    assert not out.exists()
+def test_export_of_overlapping_gold_is_refused_in_the_cli_and_the_app(tmp_path, fmt, capsys):
+    """Gold imported from brat may overlap: exporting it elsewhere says so, writes nothing."""
+    write_corpus("brat", _overlapping_corpus(), tmp_path / "brat")
+    db = tmp_path / "p.db"
+    with Project.create(db, labels=LABELS) as p:
+        import_notes(p, "brat", tmp_path / "brat", source="gold")
+        with pytest.raises(FormatError, match=r"note 'n2': PATIENT 21-28 overlaps HOSPITAL 17-39"):
+            export_corpus(p, fmt, tmp_path / "app-out")
+    out = tmp_path / "cli-out"
+    assert main(["export", "--db", str(db), "--format", fmt, "--out", str(out)]) == 2
+    assert "overlaps HOSPITAL 17-39" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "app-out").exists()
+    assert main(["export", "--db", str(db), "--format", "brat", "--out", str(tmp_path / "b2")]) == 0
 
 
 def test_brat_keeps_overlaps_both_ways_with_a_warning(tmp_path):

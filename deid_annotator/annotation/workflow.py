@@ -357,11 +357,14 @@ def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progres
     """Write the project's gold corpus (or another kind of spans) to ``path``, owner-only (it
     holds PHI), with the gold's provenance (as ``export`` in the CLI); returns notes."""
     from ..formats import owner_only, write_corpus
+    from ..formats.overlap_policy import check_export
     from ..team.provenance import prepare_export, write_sidecar
 
     corpus = project.corpus(kind, progress=progress)
     if not len(corpus):
         raise DeidError("there are no gold-annotated notes to export yet: submit a batch first")
+    if kind != "model":   # never overlapping gold, never a span silently left out
+        check_export(fmt, corpus, path)
     sidecar = prepare_export(project, corpus, fmt) if kind == "gold" else None
     with owner_only():
         write_corpus(fmt, corpus, path, progress=progress)

@@ -98,6 +98,7 @@ def _import_as_annotator(project, corpus, args: argparse.Namespace, progress) ->
 def run_export(args: argparse.Namespace) -> int:
     from ..errors import ProjectError
     from ..formats import owner_only, write_corpus
+    from ..formats.overlap_policy import check_export
     from ..store.passphrase import open_project
 
     if not args.db.exists():
@@ -105,6 +106,8 @@ def run_export(args: argparse.Namespace) -> int:
     # read-only: works while the app has the project open
     with open_project(args.db, read_only=True) as project, progress_bar("export") as progress:
         corpus = project.corpus(source=args.source)
+        if args.source != "model":   # overlapping gold: only brat holds it
+            check_export(args.format, corpus, args.out)
         sidecar = None
         if args.source == "gold":  # who annotated, who decided, which model, time spent
             from ..team.provenance import prepare_export, write_sidecar

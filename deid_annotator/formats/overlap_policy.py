@@ -3,8 +3,11 @@
 A project's gold never holds two spans sharing a character. Of the formats, only brat
 shows overlapping (nested) annotations natively, so:
 
-* writing: every format but brat refuses a corpus with overlapping spans, naming the
-  note and the spans (nothing is written); brat writes them as they are;
+* exporting a project's gold (or accepted) spans: every format but brat refuses
+  overlapping spans, naming the note and the spans, and writes nothing; brat writes
+  them as they are. (The writers themselves stay exact both ways for any spans — model
+  output may overlap — and CoNLL, whose tokens hold one tag, leaves the later span of a
+  pair out with an ``AlignmentWarning``; an export never gets that far.)
 * importing gold (or an annotator's) spans: brat keeps them and warns (training then
   leaves the later of each pair out, as it reports for any span it cannot align); every
   other format refuses, naming the note and the offsets, and nothing is imported;
@@ -20,15 +23,15 @@ from ..overlaps import corpus_overlaps, describe_overlaps
 KEEPS_OVERLAPS = ("brat",)
 
 
-def check_writable(fmt: str, corpus, path=None) -> None:
-    """Refuse to write overlapping spans in a format that cannot hold them."""
+def check_export(fmt: str, corpus, path=None) -> None:
+    """Refuse to export a project's overlapping gold spans in any format but brat."""
     if fmt in KEEPS_OVERLAPS:
         return
     found = corpus_overlaps(corpus)
     if found:
         raise FormatError(f"nothing was written: {len(found)} pair(s) of overlapping spans, which "
-                          f"{fmt} gold must not hold (" + describe_overlaps(found) + "); fix them "
-                          f"in the project (reject one span of each pair), or export as brat",
+                          f"{fmt} gold must not hold (" + describe_overlaps(found) + "); export as brat, "
+                          f"which holds them, or resolve them where they came from (a brat import)",
                           path, None)
 
 
