@@ -12,7 +12,7 @@ from deid_annotator.annotation import AnnotationSession
 from deid_annotator.annotation.workflow import export_corpus, import_notes
 from deid_annotator.cli import main
 from deid_annotator.corpus import Corpus, Note, Span
-from deid_annotator.errors import DeidError, FormatError, ProjectError
+from deid_annotator.errors import FormatError, ProjectError
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.overlaps import corpus_overlaps, overlapping_pairs
 from deid_annotator.store import Project
@@ -230,6 +230,18 @@ def test_narrowing_a_span_of_the_same_label_says_what_is_left_out(id_session):
     new = s.add(start, start + 5, "IDNUM")          # a deliberate boundary correction
     assert ID_TEXT[new.start:new.end] == "60754"
     assert "'9166' is no longer annotated" in s.message
+
+
+def test_accepting_a_span_says_which_overlapping_pending_spans_it_rejected(project):
+    text = NOTES["n2"]
+    start, end = _occurrences(text, PLACE)[0]
+    project.set_model_spans("n2", _fragments(text) + [Span(start, end, "HOSPITAL", "model", 0.6)], None)
+    s = AnnotationSession(project, "ann", clock=lambda: 1000.0)
+    s.open_batch(note_id="n2")
+    whole = next(x for x in s.spans if (x.start, x.end) == (start, end))
+    s.accept(whole.id)
+    assert "rejected 2 overlapping pending span(s) (HOSPITAL 1, PATIENT 1)" in s.message
+    assert overlapping_pairs([x for x in s.spans if x.status != "rejected"]) == []
 
 
 def test_accept_rest_says_what_it_accepted_by_label(session):

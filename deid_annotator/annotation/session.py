@@ -443,11 +443,13 @@ class AnnotationSession:
         if span.status in ("accepted", "corrected"):
             self._advance_after(span)
             return span
+        pending = self._pending_ids()
         new = self.project.accept_span(span.id, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self._advance_after(new)
+        self._say_replaced(pending, new)
         return new
 
     def reject(self, span_id: int | None = None) -> StoredSpan:
@@ -471,11 +473,13 @@ class AnnotationSession:
             raise DeidError(f"unknown label {label!r}")
         if span.label == label:
             return self.accept(span.id) if span.status == "pending" else span
+        pending = self._pending_ids()
         new = self.project.relabel_span(span.id, label, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self.select(new.id)
+        self._say_replaced(pending, new)
         return new
 
     def move_boundary(self, edge: str, delta: int, span_id: int | None = None) -> StoredSpan:
@@ -491,12 +495,26 @@ class AnnotationSession:
         if start < 0 or end > len(self.text()) or start >= end:
             self._say("the span cannot shrink to nothing or leave the text")
             return span
+        pending = self._pending_ids()
         new = self.project.move_span(span.id, start, end, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self.select(new.id)
+        self._say_replaced(pending, new)
         return new
+
+    def _pending_ids(self) -> set[int]:
+        return {s.id for s in self.spans if s.status == "pending"}
+
+    def _say_replaced(self, pending: set[int], decided: StoredSpan) -> None:
+        """A decided span rejects the pending spans it overlaps (the store keeps decided
+        spans apart): say which, so none goes without a word."""
+        gone = [s for s in self.spans if s.id in pending and s.id != decided.id and s.status == "rejected"]
+        if gone:
+            self._say(f"{decided.label} {self.text()[decided.start:decided.end]!r}: rejected "
+                      f"{len(gone)} overlapping pending span(s) ({_by_label(gone)}) — Ctrl+Z takes "
+                      f"it back")
 
     def command_move(self, command: str) -> StoredSpan:
         edge, delta = EDGE_MOVES[command]
