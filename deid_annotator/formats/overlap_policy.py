@@ -9,8 +9,9 @@ shows overlapping (nested) annotations natively, so:
   output may overlap — and CoNLL, whose tokens hold one tag, leaves the later span of a
   pair out with an ``AlignmentWarning``; an export never gets that far.)
 * importing gold (or an annotator's) spans: brat keeps them and warns (training then
-  leaves the later of each pair out, as it reports for any span it cannot align); every
-  other format refuses, naming the note and the offsets, and nothing is imported;
+  keeps the earlier, then longer, span of each pair and leaves the other out, as it
+  reports for any span it cannot align to tokens); every other format refuses, naming
+  the note and the offsets, and nothing is imported;
 * importing model pre-annotations (pending spans to review) keeps them and warns:
   accepting a note's spans never accepts two that overlap (the longer is taken).
 """
@@ -47,8 +48,8 @@ def check_import(fmt: str, corpus, source: str, path=None) -> list[str]:
                 f"accepting a note's spans accepts only one of each pair"]
     if fmt in KEEPS_OVERLAPS:
         return [f"{len(found)} pair(s) of overlapping spans kept, as brat allows ({listed}); "
-                f"training leaves the later span of each pair out, and only a brat export "
-                f"writes them back"]
+                f"training keeps one span of each pair (the earlier, then the longer), and only "
+                f"a brat export writes them back"]
     raise FormatError(f"nothing was imported: {len(found)} pair(s) of overlapping spans, which "
                       f"the project's gold must not hold ({listed}); fix them in the file "
                       f"(or import it as model pre-annotations to review)", path, None)

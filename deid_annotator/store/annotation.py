@@ -335,7 +335,9 @@ class AnnotationMixin:
           accepted or relabelled, else a new human span is added, and every other span
           in play inside it is replaced (model spans rejected, human ones deleted).
 
-        Afterwards no decided span of the note overlaps another."""
+        Afterwards no decided span of the note overlaps another. The action is logged as
+        what it did to the span at the place: ``add_span``, ``move_span``,
+        ``relabel_span`` or ``accept_span``."""
         with self._write():
             annotator = self._annotator(annotator)
             pk = self._note_pk(note_id)
@@ -373,7 +375,13 @@ class AnnotationMixin:
                     return Placement(self.span(target["id"]), requested, changed=False)
             else:
                 others = overlapping
-            action_id = self._action("add_span", annotator, note_pk=pk, undoable=True)
+            if target is None:
+                name = "add_span"
+            elif (target["start"], target["end"]) != (start, end):
+                name = "move_span"
+            else:
+                name = "relabel_span" if target["label"] != label else "accept_span"
+            action_id = self._action(name, annotator, note_pk=pk, undoable=True)
             stamp = now()
             replaced = self._replace_rows(action_id, others, annotator)
             if target is None:
