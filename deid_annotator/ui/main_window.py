@@ -680,8 +680,9 @@ class MainWindow(QMainWindow):
         elif name in handlers:
             self._guard(handlers[name])
             if name == "accept_all_next" and s.batch_complete() and not s.read_only:
-                self.statusBar().showMessage("Every note of the batch is done: Batch ▸ Submit batch & "
-                                             "retrain (Ctrl+Shift+Enter)", 15000)
+                # the session's line first: what was accepted, by label (then what to do next)
+                self.statusBar().showMessage(f"{s.message}: Batch ▸ Submit batch & retrain "
+                                             f"(Ctrl+Shift+Enter)", 15000)
         if name in ("next_span", "previous_span") and s.selected is not None:
             self.editor.reveal(s.selected.id)
 

@@ -40,3 +40,12 @@ def test_batch_menu_reopens_a_submitted_batch(window):
     action.trigger()
     assert not s.read_only and not action.isEnabled()
     assert "reopened" in window.statusBar().currentMessage()
+
+
+def test_ctrl_enter_on_the_last_note_still_says_what_it_accepted(window):
+    s = window.session
+    for _ in s.note_ids:
+        window.run_command("accept_all_next")
+        line = window.statusBar().currentMessage()
+        assert line.startswith(("accepted", "no pending span")), line
+    assert s.batch_complete() and "Submit batch" in line
