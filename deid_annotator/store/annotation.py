@@ -9,6 +9,14 @@ annotator, or if the note's batch was submitted since.
 Working layer vs gold: model pre-annotations (``source="model"``) and annotators'
 spans (``"human"``) carry a status the actions change; gold spans (``"gold"``) are
 the reference, changed only by importing or by submitting a batch.
+
+The decided (accepted, corrected) spans of a note never overlap, whatever the order of
+actions: :meth:`AnnotationMixin.place_span` (an annotator's selection and label key, and
+propagating it) takes the place of what it covers or cuts; accepting, relabelling or
+moving a span rejects the pending spans it overlaps and refuses to overlap a decided
+one; accepting the rest of a note skips (rejects) pending spans that would overlap.
+Submitting a batch checks it again, so gold made from an older project is refused
+rather than written overlapping. No project allows nested labels today.
 """
 from __future__ import annotations
 
