@@ -20,7 +20,7 @@ Matching, on Python code-point offsets:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from rapidfuzz.distance import Indel
@@ -224,22 +224,32 @@ def _ordered(note_ids: Iterable[str], first: str) -> list[str]:
 class ApplyResult:
     applied: list[Proposal]
     failed: list[tuple[Proposal, str]]   # with the reason (a DeidError message)
+    #: what an applied proposal also did: (proposal, Placement) where it widened over,
+    #: replaced or narrowed other spans
+    placements: list[tuple[Proposal, object]] = field(default_factory=list)
+
+    @property
+    def replaced(self) -> int:
+        return sum(len(pl.replaced) for _, pl in self.placements)
 
 
 def apply(project, proposals: Iterable[Proposal], annotator: str) -> ApplyResult:
     """Carry out the checked proposals (one store action each); failures are collected,
-    not raised, so one span changed meanwhile does not stop the others."""
-    applied, failed = [], []
+    not raised, so one span changed meanwhile does not stop the others.
+
+    Adding, accepting and relabelling at an occurrence all go through
+    ``project.place_span``, the code path of the annotator's own add: the span takes
+    the place of the spans it covers or cuts, so none stays pending (or accepted)
+    inside it."""
+    applied, failed, placements = [], [], []
     for p in proposals:
         if not p.checked:
             continue
         try:
-            if p.kind == "add":
-                project.add_span(p.note_id, p.start, p.end, p.label, annotator)
-            elif p.kind == "accept":
-                project.accept_span(p.span_id, annotator)
-            elif p.kind == "relabel":
-                project.relabel_span(p.span_id, p.label, annotator)
+            if p.kind in ("add", "accept", "relabel"):
+                placed = project.place_span(p.note_id, p.start, p.end, p.label, annotator)
+                if placed.replaced or placed.left_out or placed.extended:
+                    placements.append((p, placed))
             elif p.kind == "reject":
                 project.reject_span(p.span_id, annotator)
             else:
@@ -248,4 +258,4 @@ def apply(project, proposals: Iterable[Proposal], annotator: str) -> ApplyResult
             failed.append((p, str(exc)))
         else:
             applied.append(p)
-    return ApplyResult(applied, failed)
+    return ApplyResult(applied, failed, placements)

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Sequence
 from ..corpus import Note
 from ..errors import DeidError, ProjectError
 from ..store.records import Batch, BatchNote, StoredSpan
-from . import propagation
+from . import propagation, submission
 from .keymap import key_to_label, label_colors, label_keys
 from .pick_reasons import PickReason, pick_reasons
 from .timing import IDLE_THRESHOLD, TimeRecorder
@@ -93,6 +93,41 @@ def describe(span: StoredSpan, text: str | None = None, low_confidence: float = 
     return " · ".join(parts)
 
 
+def _by_label(spans) -> str:
+    counts: dict[str, int] = {}
+    for s in spans:
+        counts[s.label] = counts.get(s.label, 0) + 1
+    return ", ".join(f"{label} {n}" for label, n in sorted(counts.items()))
+
+
+def accepted_message(rest) -> str:
+    """What accepting the rest of a note did, by label (for the status line)."""
+    if rest is None or not (rest.accepted or rest.rejected):
+        return "no pending span to accept"
+    n = len(rest.accepted)
+    line = f"accepted {n} span{'s' if n != 1 else ''}" + (f" ({_by_label(rest.accepted)})" if n else "")
+    if rest.rejected:
+        line += (f"; rejected {len(rest.rejected)} pending span(s) overlapping a decided one "
+                 f"({_by_label(rest.rejected)})")
+    return line + " — Ctrl+Z takes it back"
+
+
+def placement_message(placed, text: str) -> str:
+    """What a placed span widened over, replaced or left unannotated; "" when nothing."""
+    parts = []
+    span = placed.span
+    if placed.extended:
+        parts.append(f"widened to {text[span.start:span.end]!r} to cover the span(s) the "
+                     f"selection cut")
+    if placed.replaced:
+        parts.append(f"replaced {len(placed.replaced)} span(s) inside it ({_by_label(placed.replaced)})")
+    for start, end, label in placed.left_out:
+        parts.append(f"{text[start:end]!r} is no longer annotated (it was part of the {label} span)")
+    if not parts:
+        return ""
+    return f"{span.label} {text[span.start:span.end]!r}: " + "; ".join(parts)
+
+
 class AnnotationSession:
     """One annotator working through batches of a project."""
 
@@ -125,6 +160,10 @@ class AnnotationSession:
         self.proposal_origin: str = ""       # what the offer follows, e.g. "added 'X' as PATIENT"
         self.message: str = ""
         self._texts: dict[str, str] = {}
+        #: the adds this session made, by store action id: (note, start, end, label), to
+        #: offer their propagation again when they are redone
+        self._offers: dict[int, tuple[str, int, int, str]] = {}
+        self.last_accepted = None
         self._undo_groups: list[int] = []
         self._redo_groups: list[int] = []
         self._listeners: list[Callable[[str], None]] = []
@@ -383,7 +422,8 @@ class AnnotationSession:
         if self.note is None:
             raise DeidError("no note is open")
         if self.read_only:
-            raise ReadOnlyError(f"batch {self.batch.number} was submitted and is read-only")
+            raise ReadOnlyError(f"batch {self.batch.number} was submitted and is read-only: "
+                                f"Batch ▸ Reopen batch to change it")
 
     def _target(self, span_id: int | None) -> StoredSpan:
         self._check_editable()
@@ -403,11 +443,13 @@ class AnnotationSession:
         if span.status in ("accepted", "corrected"):
             self._advance_after(span)
             return span
+        pending = self._pending_ids()
         new = self.project.accept_span(span.id, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self._advance_after(new)
+        self._say_replaced(pending, new)
         return new
 
     def reject(self, span_id: int | None = None) -> StoredSpan:
@@ -431,11 +473,13 @@ class AnnotationSession:
             raise DeidError(f"unknown label {label!r}")
         if span.label == label:
             return self.accept(span.id) if span.status == "pending" else span
+        pending = self._pending_ids()
         new = self.project.relabel_span(span.id, label, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self.select(new.id)
+        self._say_replaced(pending, new)
         return new
 
     def move_boundary(self, edge: str, delta: int, span_id: int | None = None) -> StoredSpan:
@@ -451,22 +495,38 @@ class AnnotationSession:
         if start < 0 or end > len(self.text()) or start >= end:
             self._say("the span cannot shrink to nothing or leave the text")
             return span
+        pending = self._pending_ids()
         new = self.project.move_span(span.id, start, end, self.annotator)
         self._acted()
         self._load_spans()
         self._emit("spans")
         self.select(new.id)
+        self._say_replaced(pending, new)
         return new
+
+    def _pending_ids(self) -> set[int]:
+        return {s.id for s in self.spans if s.status == "pending"}
+
+    def _say_replaced(self, pending: set[int], decided: StoredSpan) -> None:
+        """A decided span rejects the pending spans it overlaps (the store keeps decided
+        spans apart): say which, so none goes without a word."""
+        gone = [s for s in self.spans if s.id in pending and s.id != decided.id and s.status == "rejected"]
+        if gone:
+            self._say(f"{decided.label} {self.text()[decided.start:decided.end]!r}: rejected "
+                      f"{len(gone)} overlapping pending span(s) ({_by_label(gone)}) — Ctrl+Z takes "
+                      f"it back")
 
     def command_move(self, command: str) -> StoredSpan:
         edge, delta = EDGE_MOVES[command]
         return self.move_boundary(edge, delta)
 
     def add(self, start: int, end: int, label: str) -> StoredSpan:
-        """Add a span over ``start-end`` (white space at its ends trimmed). A span already at
-        exactly these offsets is accepted or relabelled instead; one overlapping span of the
-        same label is moved instead (a correction); overlapping pending spans of other
-        labels are rejected. One undo step."""
+        """Annotate ``start-end`` (white space at its ends trimmed) as ``label``, over what is
+        there (:meth:`Project.place_span <deid_annotator.store.annotation.AnnotationMixin.place_span>`):
+        a span exactly there is accepted or relabelled, a single overlapping span of the
+        same label is moved (a correction), else the place widens over the spans it cuts
+        and replaces those it covers. The status line says what was widened, replaced or
+        left unannotated. One undo step."""
         self._check_editable()
         if label not in self.labels:
             raise DeidError(f"unknown label {label!r}")
@@ -478,40 +538,24 @@ class AnnotationSession:
             end -= 1
         if start >= end:
             raise DeidError("select some text first, then press a label's key")
-        overlapping = [s for s in self.spans if s.status != "rejected" and s.start < end and start < s.end]
-        same_label = [s for s in overlapping if s.label == label]
-        same_place = [s for s in overlapping if (s.start, s.end) == (start, end)]
-        actions = 0
-        if same_place:   # a span there already: accept it, or give it this label
-            target = next((s for s in same_place if s.label == label), same_place[0])
-            if target.label != label:
-                new = self.project.relabel_span(target.id, label, self.annotator)
-                actions += 1
-            elif target.status == "pending":
-                new = self.project.accept_span(target.id, self.annotator)
-                actions += 1
-            else:
-                new = target
-        elif len(same_label) == 1:
-            new = self.project.move_span(same_label[0].id, start, end, self.annotator)
-            actions += 1
-        else:
-            span_id = self.project.add_span(self.note.id, start, end, label, self.annotator)
-            new = self.project.span(span_id)
-            actions += 1
-        for s in overlapping:
-            if s.id != new.id and s.status == "pending":
-                self.project.reject_span(s.id, self.annotator)
-                actions += 1
-        self._acted(actions)
+        placed = self.project.place_span(self.note.id, start, end, label, self.annotator)
+        new = placed.span
+        self._acted(1 if placed.changed else 0)
+        if placed.action_id is not None:
+            self._offers[placed.action_id] = (self.note.id, new.start, new.end, label)
         self._load_spans()
         self._emit("spans")
         self.select(new.id)
-        self._offer(propagation.propose_add(self.project, self.note_ids or [self.note.id], self.note.id,
-                                            new.start, new.end, label, texts=self._texts,
-                                            fuzzy=self.fuzzy),
-                    f"added {text[new.start:new.end]!r} as {label}")
+        origin = f"added {text[new.start:new.end]!r} as {label}"
+        self._offer(self._propose_add(self.note.id, new.start, new.end, label), origin)
+        line = placement_message(placed, text)
+        if line:
+            self._say(line)
         return new
+
+    def _propose_add(self, note_id: str, start: int, end: int, label: str) -> list[propagation.Proposal]:
+        return propagation.propose_add(self.project, self.note_ids or [note_id], note_id, start, end,
+                                       label, texts=self._texts, fuzzy=self.fuzzy)
 
     def label_key(self, key: str, selection: tuple[int, int] | None = None) -> StoredSpan | None:
         """A label's key: with text selected, add a span; else relabel the selected span."""
@@ -540,12 +584,36 @@ class AnnotationSession:
         self._emit("spans", "selection")
 
     def accept_all(self) -> int:
+        """Accept the note's pending spans (those overlapping a decided span are rejected);
+        the status line says how many of each label, so a false alarm accepted in bulk is
+        noticed (Ctrl+Z takes it all back). Returns the spans accepted."""
         self._check_editable()
-        n = self.project.accept_all(self.note.id, self.annotator)
-        self._acted(1 if n else 0)
+        rest = self.project.accept_rest(self.note.id, self.annotator)
+        self._acted(1 if rest.accepted or rest.rejected else 0)
         self._load_spans()
         self._emit("spans", "selection")
-        return n
+        self.last_accepted = rest
+        self._say(accepted_message(rest))
+        return len(rest.accepted)
+
+    def submit_question(self):
+        """What to ask before submitting the open batch (None: nothing to warn about); see
+        :mod:`.submission`. An annotator of an assigned batch submits their notes only."""
+        if self.batch is None:
+            return None
+        mine = self.note_ids if self.assignment is not None else None
+        return submission.submit_question(self.project, self.batch.id, mine)
+
+    def reopen_batch(self) -> str:
+        """Make the open (submitted) batch editable again, audited; says so in the status line."""
+        self._check_writable()
+        if self.batch is None:
+            raise DeidError("no batch is open")
+        line = submission.reopen(self.project, self.batch.id, self.annotator)
+        self.refresh_batch()
+        self.reload()
+        self._say(line)
+        return line
 
     def mark_done(self) -> None:
         self._check_editable()
@@ -557,6 +625,7 @@ class AnnotationSession:
         """Accept what is left, mark the note done and open the next note not done (in
         batch order after this one, wrapping). Returns the spans accepted."""
         n = self.accept_all()
+        accepted = accepted_message(self.last_accepted)
         self.mark_done()
         self.time.flush()
         ids = self.note_ids
@@ -565,9 +634,9 @@ class AnnotationSession:
         following = next((nid for nid in order if self.note_status(nid) != "done"), None)
         if following is not None:
             self.open_note(following)
-            self._say(f"accepted {n} span(s); note done — {self.progress()[0]} of {len(ids)} done")
+            self._say(f"{accepted}; note done — {self.progress()[0]} of {len(ids)} done")
         else:
-            self._say(f"accepted {n} span(s); every note of the batch is done — "
+            self._say(f"{accepted}; every note of the batch is done — "
                       f"submit the batch to retrain")
         return n
 
@@ -621,7 +690,15 @@ class AnnotationSession:
         visible = [s for s in self.spans if s.id in touched]
         if visible:
             self.select(visible[0].id)
+        # the offer follows the add it came from: undoing it withdraws the offer, redoing
+        # it brings the offer back (fresh, and only for a note of this batch)
         self.proposals = []
+        if verb == "redid":
+            offer = self._offers.get(results[-1]["action_id"])
+            if offer is not None and offer[0] in self.note_ids:
+                note_id, start, end, label = offer
+                self._offer(self._propose_add(note_id, start, end, label),
+                            f"added {self.text(note_id)[start:end]!r} as {label}")
         self._emit("propagation")
         names = ", ".join(sorted({r["action"].replace("_", " ") for r in results}))
         self._say(f"{verb} {names}" + (f" ({len(results)} actions)" if len(results) > 1 else ""))
@@ -653,6 +730,18 @@ class AnnotationSession:
         self.refresh_batch()
         self._emit("propagation")
         msg = f"applied {len(result.applied)} change(s)"
+        if result.replaced:
+            msg += f", replacing {result.replaced} span(s) they covered"
+        widened = sum(1 for _, pl in result.placements if pl.extended)
+        if widened:
+            msg += f"; {widened} widened over span(s) they cut"
+        narrowed = [(p, pl) for p, pl in result.placements if pl.left_out]
+        if narrowed:
+            p, pl = narrowed[0]
+            text = self.text(p.note_id)
+            a, b, label = pl.left_out[0]
+            msg += (f"; {text[a:b]!r} in note {p.note_id} is no longer annotated (it was part "
+                    f"of a {label} span)" + (f" and {len(narrowed) - 1} more" if len(narrowed) > 1 else ""))
         if result.failed:
             msg += f"; {len(result.failed)} could not be applied: {result.failed[0][1]}"
         self._say(msg)

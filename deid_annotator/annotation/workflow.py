@@ -340,22 +340,31 @@ IMPORT_SOURCES = {
 def import_notes(project, fmt: str, path, source: str = "model", annotator: str | None = None,
                  progress: Progress | None = None):
     """Read a corpus file and add its notes to the project; returns the ImportResult."""
+    from dataclasses import replace
+
     from ..formats import read_corpus
+    from ..formats.overlap_policy import check_import
 
     corpus = read_corpus(fmt, path, progress=progress)
-    return project.import_corpus(corpus, source=source, annotator=annotator if source != "model" else None,
-                                 progress=progress)
+    warnings = check_import(fmt, corpus, source, path)   # refuses what the gold cannot hold
+    result = project.import_corpus(corpus, source=source,
+                                   annotator=annotator if source != "model" else None,
+                                   progress=progress)
+    return replace(result, warnings=tuple(warnings))
 
 
 def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progress | None = None) -> int:
     """Write the project's gold corpus (or another kind of spans) to ``path``, owner-only (it
     holds PHI), with the gold's provenance (as ``export`` in the CLI); returns notes."""
     from ..formats import owner_only, write_corpus
+    from ..formats.overlap_policy import check_export
     from ..team.provenance import prepare_export, write_sidecar
 
     corpus = project.corpus(kind, progress=progress)
     if not len(corpus):
         raise DeidError("there are no gold-annotated notes to export yet: submit a batch first")
+    if kind != "model":   # never overlapping gold, never a span silently left out
+        check_export(fmt, corpus, path)
     sidecar = prepare_export(project, corpus, fmt) if kind == "gold" else None
     with owner_only():
         write_corpus(fmt, corpus, path, progress=progress)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from .options import add_encoding, add_format, add_lang
@@ -50,6 +51,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     with progress_bar("import") as progress:
         corpus = read_corpus(args.format, args.path, progress=progress, encoding=args.encoding)
+        for line in _overlap_warnings(args, corpus):
+            print(f"warning: {line}", file=sys.stderr)
         project = (open_project(args.db) if args.db.exists()
                    else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
         with project:
@@ -63,6 +66,14 @@ def run_import(args: argparse.Namespace) -> int:
     if ahead:
         print(f"pre-annotated {ahead} notes ahead with the rules tagger for the first batch")
     return 0
+
+
+def _overlap_warnings(args: argparse.Namespace, corpus) -> list[str]:
+    """Refuse overlapping gold where the format cannot hold it; else the warnings to print."""
+    from ..formats.overlap_policy import check_import
+
+    source = "human" if args.as_annotator is not None else args.source
+    return check_import(args.format, corpus, source, args.path)
 
 
 def _preannotate_first_batch(project, progress) -> int:
@@ -88,6 +99,7 @@ def _import_as_annotator(project, corpus, args: argparse.Namespace, progress) ->
 def run_export(args: argparse.Namespace) -> int:
     from ..errors import ProjectError
     from ..formats import owner_only, write_corpus
+    from ..formats.overlap_policy import check_export
     from ..store.passphrase import open_project
 
     if not args.db.exists():
@@ -95,6 +107,8 @@ def run_export(args: argparse.Namespace) -> int:
     # read-only: works while the app has the project open
     with open_project(args.db, read_only=True) as project, progress_bar("export") as progress:
         corpus = project.corpus(source=args.source)
+        if args.source != "model":   # overlapping gold: only brat holds it
+            check_export(args.format, corpus, args.out)
         sidecar = None
         if args.source == "gold":  # who annotated, who decided, which model, time spent
             from ..team.provenance import prepare_export, write_sidecar

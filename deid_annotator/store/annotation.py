@@ -9,14 +9,24 @@ annotator, or if the note's batch was submitted since.
 Working layer vs gold: model pre-annotations (``source="model"``) and annotators'
 spans (``"human"``) carry a status the actions change; gold spans (``"gold"``) are
 the reference, changed only by importing or by submitting a batch.
+
+The decided (accepted, corrected) spans of a note never overlap, whatever the order of
+actions: :meth:`AnnotationMixin.place_span` (an annotator's selection and label key, and
+propagating it) takes the place of what it covers or cuts; accepting, relabelling or
+moving a span rejects the pending spans it overlaps and refuses to overlap a decided
+one; accepting the rest of a note skips (rejects) pending spans that would overlap.
+Submitting a batch checks it again, so gold made from an older project is refused
+rather than written overlapping. No project allows nested labels today.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..corpus import Note, Span
 from ..errors import DeidError, ProjectError, SpanError
+from ..overlaps import name_span
 from .records import SPAN_COLUMNS, SPAN_SELECT, StoredSpan, dumps, loads, now, stored_span
 from .schema import SPAN_SOURCES, SPAN_STATUSES
 
@@ -26,11 +36,53 @@ UNDOABLE = ("add_span", "accept_span", "reject_span", "relabel_span", "move_span
 
 _ROW_SELECT = "SELECT " + ", ".join(f'"{c}"' for c in SPAN_COLUMNS) + " FROM spans"
 
+#: Spans of the working layer still in play (pending or decided), and those decided.
+_LIVE = "source IN ('model', 'human') AND status IN ('pending', 'accepted', 'corrected')"
+_DECIDED = "source IN ('model', 'human') AND status IN ('accepted', 'corrected')"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """What :meth:`AnnotationMixin.place_span` did.
+
+    ``span`` is the span now at the place; ``requested`` the offsets asked for (the span
+    is wider when it was extended over spans the request cut); ``replaced`` the spans it
+    took the place of (model spans rejected, the annotators' own deleted), as they were;
+    ``left_out`` the parts of a span that was narrowed (moved) and are no longer
+    annotated, as ``(start, end, label)``."""
+
+    span: StoredSpan
+    requested: tuple[int, int]
+    replaced: list[StoredSpan] = field(default_factory=list)
+    left_out: list[tuple[int, int, str]] = field(default_factory=list)
+    changed: bool = True
+    action_id: int | None = None      # the undoable action (None when nothing changed)
+
+    @property
+    def extended(self) -> bool:
+        return (self.span.start, self.span.end) != self.requested and not self.left_out
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptedRest:
+    """What :meth:`AnnotationMixin.accept_rest` did: the pending spans it accepted and those
+    it rejected because they overlap a decided span (or one accepted before them)."""
+
+    accepted: list[StoredSpan]
+    rejected: list[StoredSpan]
+
 
 def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
     return (value,) if isinstance(value, str) else tuple(value)
+
+
+class _Named:
+    """A span row (a dict) seen as a span, for :func:`~deid_annotator.overlaps.name_span`."""
+
+    def __init__(self, row: dict[str, Any]):
+        self.start, self.end, self.label = row["start"], row["end"], row["label"]
 
 
 class AnnotationMixin:
@@ -114,7 +166,48 @@ class AnnotationMixin:
                                      details=dict(details or {}, span=span_id))
             self._update_span_row(after)
             self._audit(action_id, "spans", span_id, before, after)
+            if after["status"] in ("accepted", "corrected"):
+                self._keep_apart(action_id, after, annotator)
         return self.span(span_id)
+
+    # -- no overlapping decided spans (inside a transaction) -----------------------------------
+    def _overlapping_rows(self, note_pk: int, start: int, end: int, where: str = _LIVE,
+                          exclude: Iterable[int] = ()) -> list[dict[str, Any]]:
+        rows = self.db.execute(_ROW_SELECT + f' WHERE note_id = ? AND {where} AND start < ? '
+                               'AND "end" > ? ORDER BY start, "end", label, id',
+                               (note_pk, end, start)).fetchall()
+        skip = set(exclude)
+        return [r for r in (dict(zip(SPAN_COLUMNS, row)) for row in rows) if r["id"] not in skip]
+
+    def _keep_apart(self, action_id: int, row: dict[str, Any], annotator: str) -> list[StoredSpan]:
+        """``row`` was just decided (accepted, relabelled, moved): refuse if it overlaps
+        another decided span, and reject the pending spans it overlaps (they proposed
+        something else there). Returns the spans rejected, as they were."""
+        others = self._overlapping_rows(row["note_id"], row["start"], row["end"], exclude=[row["id"]])
+        decided = [o for o in others if o["status"] != "pending"]
+        if decided:
+            ext_id = self._note_text_len(row["note_id"])[0]
+            raise ProjectError(
+                f"note {ext_id!r}: {name_span(_Named(row))} would overlap the {decided[0]['status']} "
+                f"span {name_span(_Named(decided[0]))}; the gold cannot hold both: reject one of "
+                f"them, or select the whole phrase and press its label's key")
+        return self._replace_rows(action_id, [o for o in others if o["status"] == "pending"], annotator)
+
+    def _replace_rows(self, action_id: int, rows: Sequence[dict[str, Any]],
+                      annotator: str) -> list[StoredSpan]:
+        """Take these spans out of play in action ``action_id``: model spans are rejected
+        (kept, to count the model's errors), the annotators' own deleted."""
+        out, stamp = [], now()
+        for before in rows:
+            out.append(self.span(before["id"]))
+            if before["source"] == "human":
+                self.db.execute("DELETE FROM spans WHERE id = ?", (before["id"],))
+                self._audit(action_id, "spans", before["id"], before, None)
+            else:
+                after = dict(before, status="rejected", annotator=annotator, updated=stamp)
+                self._update_span_row(after)
+                self._audit(action_id, "spans", before["id"], before, after)
+        return out
 
     # -- annotation actions (each one transaction + audit rows) ----------------------------
     def add_span(self, note_id: str, start: int, end: int, label: str, annotator: str) -> int:
@@ -132,6 +225,11 @@ class AnnotationMixin:
             if same is not None:
                 raise ProjectError(f"note {note_id!r} already has an accepted span {start}-{end} "
                                    f"({label}): span {same[0]}")
+            decided = self._overlapping_rows(pk, start, end, _DECIDED)
+            if decided:
+                raise ProjectError(f"note {note_id!r}: {label} {start}-{end} would overlap the "
+                                   f"{decided[0]['status']} span {name_span(_Named(decided[0]))}; "
+                                   f"the gold cannot hold both")
             stamp = now()
             row = {"note_id": pk, "start": start, "end": end, "label": label, "source": "human",
                    "status": "accepted", "confidence": None, "annotator": annotator,
@@ -188,25 +286,129 @@ class AnnotationMixin:
             self._audit(action_id, "spans", span_id, before, None)
 
     def accept_all(self, note_id: str, annotator: str) -> int:
-        """Accept every pending span of the note (one action); returns how many."""
+        """Accept every pending span of the note that overlaps no decided span (one
+        action); returns how many were accepted (see :meth:`accept_rest`)."""
+        return len(self.accept_rest(note_id, annotator).accepted)
+
+    def accept_rest(self, note_id: str, annotator: str) -> AcceptedRest:
+        """Accept the note's pending spans, one action. A pending span overlapping a decided
+        span is rejected instead (the annotator's decision there stands), and of pending
+        spans overlapping each other the longest (then the most confident, then the first)
+        is accepted and the others rejected: the note's decided spans never overlap."""
         with self._write():
             annotator = self._annotator(annotator)
             pk = self._note_pk(note_id)
             self._check_writable(pk)
-            ids = [r[0] for r in self.db.execute(
-                "SELECT id FROM spans WHERE note_id = ? AND status = 'pending' AND source != 'gold' "
+            pending = [dict(zip(SPAN_COLUMNS, r)) for r in self.db.execute(
+                _ROW_SELECT + " WHERE note_id = ? AND status = 'pending' AND source != 'gold' "
                 "ORDER BY id", (pk,))]
-            if not ids:
-                return 0
+            if not pending:
+                return AcceptedRest([], [])
+            taken = [(r[0], r[1]) for r in self.db.execute(
+                'SELECT start, "end" FROM spans WHERE note_id = ? AND ' + _DECIDED, (pk,))]
+            order = sorted(pending, key=lambda r: (-(r["end"] - r["start"]),
+                                                   -(r["confidence"] if r["confidence"] is not None
+                                                     else 1.0), r["start"], r["id"]))
+            accept, reject = [], []
+            for r in order:
+                if any(r["start"] < e and s < r["end"] for s, e in taken):
+                    reject.append(r)
+                else:
+                    accept.append(r)
+                    taken.append((r["start"], r["end"]))
+            accept.sort(key=lambda r: r["id"])
+            reject.sort(key=lambda r: r["id"])
             action_id = self._action("accept_all", annotator, note_pk=pk, undoable=True,
-                                     details={"spans": ids})
+                                     details={"spans": [r["id"] for r in accept],
+                                              "rejected": [r["id"] for r in reject]})
             stamp = now()
-            for span_id in ids:
-                before = self._span_row(span_id)
+            for before in accept:
                 after = dict(before, status="accepted", annotator=annotator, updated=stamp)
                 self._update_span_row(after)
-                self._audit(action_id, "spans", span_id, before, after)
-        return len(ids)
+                self._audit(action_id, "spans", before["id"], before, after)
+            rejected = self._replace_rows(action_id, reject, annotator)
+            accepted = [self.span(r["id"]) for r in accept]
+        return AcceptedRest(accepted, rejected)
+
+    def place_span(self, note_id: str, start: int, end: int, label: str,
+                   annotator: str) -> Placement:
+        """Annotate ``start-end`` as ``label`` over whatever is there, one undoable action:
+        what an annotator's selection and a label key do, and what propagating that
+        decision to another occurrence does (the same code path for both).
+
+        * exactly one span overlaps and it has this label: it is moved there (a boundary
+          correction); the parts it no longer covers are reported in ``left_out``;
+        * otherwise the place is first widened over every span it would cut (so no part
+          of a former span is silently left unannotated), then a span there already is
+          accepted or relabelled, else a new human span is added, and every other span
+          in play inside it is replaced (model spans rejected, human ones deleted).
+
+        Afterwards no decided span of the note overlaps another. The action is logged as
+        what it did to the span at the place: ``add_span``, ``move_span``,
+        ``relabel_span`` or ``accept_span``."""
+        with self._write():
+            annotator = self._annotator(annotator)
+            pk = self._note_pk(note_id)
+            self._check_writable(pk)
+            self._check_label(label)
+            self._check_offsets(pk, start, end, label)
+            requested = (start, end)
+            overlapping = self._overlapping_rows(pk, start, end)
+            left_out: list[tuple[int, int, str]] = []
+            if len(overlapping) == 1 and overlapping[0]["label"] == label:
+                target = overlapping[0]
+                left_out = [(a, b, label) for a, b in ((target["start"], min(start, target["end"])),
+                                                      (max(end, target["start"]), target["end"]))
+                            if a < b]
+            else:
+                while True:   # widen over the spans the place cuts, until it cuts none
+                    cut = [r for r in self._overlapping_rows(pk, start, end)
+                           if r["start"] < start or r["end"] > end]
+                    if not cut:
+                        break
+                    start = min([start] + [r["start"] for r in cut])
+                    end = max([end] + [r["end"] for r in cut])
+                overlapping = self._overlapping_rows(pk, start, end)
+                here = [r for r in overlapping if (r["start"], r["end"]) == (start, end)]
+                here.sort(key=lambda r: (r["label"] != label, r["status"] == "pending", r["id"]))
+                target = here[0] if here else None
+            if target is not None:
+                status = "accepted"
+                if target["source"] == "model" and (target["label"] != label or target["status"] == "corrected"
+                                                     or (target["start"], target["end"]) != (start, end)):
+                    status = "corrected"
+                changes = {"start": start, "end": end, "label": label, "status": status}
+                others = [r for r in overlapping if r["id"] != target["id"]]
+                if all(target[k] == v for k, v in changes.items()) and not others:
+                    return Placement(self.span(target["id"]), requested, changed=False)
+            else:
+                others = overlapping
+            if target is None:
+                name = "add_span"
+            elif (target["start"], target["end"]) != (start, end):
+                name = "move_span"
+            else:
+                name = "relabel_span" if target["label"] != label else "accept_span"
+            action_id = self._action(name, annotator, note_pk=pk, undoable=True)
+            stamp = now()
+            replaced = self._replace_rows(action_id, others, annotator)
+            if target is None:
+                row = {"note_id": pk, "start": start, "end": end, "label": label, "source": "human",
+                       "status": "accepted", "confidence": None, "annotator": annotator,
+                       "model_version": None, "batch_id": None, "origin_id": None,
+                       "created": stamp, "updated": stamp}
+                span_id = self._insert_span_row(row)
+                self._audit(action_id, "spans", span_id, None, dict(row, id=span_id))
+            else:
+                span_id = target["id"]
+                after = dict(target, **changes, annotator=annotator, updated=stamp)
+                self._update_span_row(after)
+                self._audit(action_id, "spans", span_id, target, after)
+            self.db.execute("UPDATE actions SET details = ? WHERE id = ?",
+                            (dumps({"span": span_id, "requested": list(requested),
+                                    "replaced": [s.id for s in replaced]}), action_id))
+            placed = self.span(span_id)
+        return Placement(placed, requested, replaced, left_out, True, action_id)
 
     # -- model pre-annotations -------------------------------------------------------------
     def set_model_spans(self, note_id: str, spans: Sequence[Span], model_version: int | None) -> int:

@@ -136,6 +136,7 @@ class BatchesMixin:
                 pks = [pk for pk in pks if pk in mine]
             gold = 0
             adjudicated = {r[0] for r in self.db.execute("SELECT note_id FROM adjudications")}
+            self._refuse_overlapping_gold([pk for pk in pks if pk not in adjudicated])
             for pk in pks:
                 if pk in adjudicated:  # its gold was adjudicated from the team's versions: kept
                     continue
@@ -170,6 +171,24 @@ class BatchesMixin:
                 after["left_to_others"] = left_to_others
             self._audit(action, "batches", b.id, {"status": b.status}, after)
         return gold
+
+    def _refuse_overlapping_gold(self, note_pks: Sequence[int]) -> None:
+        """The gold of a note never holds overlapping spans: name the first notes that would."""
+        from ..overlaps import describe_overlaps, overlapping_pairs
+        from .annotation import _Named
+
+        found = []
+        for pk in note_pks:
+            rows = self._span_rows(pk, "source IN ('model', 'human') AND status IN ('accepted', 'corrected')")
+            unique = {(r["start"], r["end"], r["label"]): r for r in rows}   # as submitted
+            pairs = overlapping_pairs([_Named(r) for r in unique.values()])
+            if pairs:
+                ext_id = self.db.execute("SELECT ext_id FROM notes WHERE id = ?", (pk,)).fetchone()[0]
+                found += [(ext_id, a, b) for a, b in pairs]
+        if found:
+            raise ProjectError("nothing was submitted: overlapping accepted spans would become "
+                               "overlapping gold (" + describe_overlaps(found) + "); reject one "
+                               "span of each pair, then submit again")
 
     def _span_rows(self, note_pk: int, where: str) -> list[dict[str, Any]]:
         from .records import SPAN_COLUMNS

@@ -35,6 +35,7 @@ class ImportResult:
     spans: int                 # spans written (of the added notes)
     labels_added: tuple[str, ...] = ()
     import_id: int | None = None
+    warnings: tuple[str, ...] = ()   # what the user should know (e.g. overlapping spans kept)
 
 
 @dataclass(frozen=True, slots=True)

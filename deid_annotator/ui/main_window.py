@@ -224,6 +224,8 @@ class MainWindow(QMainWindow):
           ("Ctrl+B",), "select and pre-annotate the next notes")
         a("submit", "&Submit batch && retrain", self.submit_and_retrain, ("Ctrl+Shift+Return",),
           "make the batch gold, retrain, pre-annotate the next batch")
+        a("reopen_batch", "&Reopen batch", self.reopen_batch, (),
+          "make the submitted batch editable again (its gold stays until it is submitted again)")
         a("cancel_job", "&Cancel running job", self.cancel_job, (), "stop retraining / the next batch")
         a("dashboard", "&Dashboard", lambda: self.tabs.setCurrentIndex(1), ("Ctrl+D",),
           "learning curve, time and corrections per batch")
@@ -253,7 +255,7 @@ class MainWindow(QMainWindow):
         for name in ("accept_all_next", None, "next_note", "previous_note", None, "apply_propagation"):
             m.addSeparator() if name is None else m.addAction(get(name))
         m = bar.addMenu("&Batch")
-        for name in ("next_batch", "submit", "cancel_job"):
+        for name in ("next_batch", "submit", "reopen_batch", "cancel_job"):
             m.addAction(get(name))
         m = bar.addMenu("&Team")
         m.addAction(get("adjudicate"))
@@ -634,6 +636,7 @@ class MainWindow(QMainWindow):
         get["next_batch"].setEnabled(writable and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
         get["cancel_job"].setEnabled(busy)
+        get["reopen_batch"].setEnabled(writable and s.batch is not None and s.batch.read_only and not busy)
         get["change_passphrase"].setEnabled(writable and self.project.encrypted and not busy)
         self.batch_panel.next_button.setEnabled(writable and not busy)
         self.batch_panel.set_min_confidence_enabled(writable and not busy)
@@ -677,8 +680,9 @@ class MainWindow(QMainWindow):
         elif name in handlers:
             self._guard(handlers[name])
             if name == "accept_all_next" and s.batch_complete() and not s.read_only:
-                self.statusBar().showMessage("Every note of the batch is done: Batch ▸ Submit batch & "
-                                             "retrain (Ctrl+Shift+Enter)", 15000)
+                # the session's line first: what was accepted, by label (then what to do next)
+                self.statusBar().showMessage(f"{s.message}: Batch ▸ Submit batch & retrain "
+                                             f"(Ctrl+Shift+Enter)", 15000)
         if name in ("next_span", "previous_span") and s.selected is not None:
             self.editor.reveal(s.selected.id)
 
@@ -852,7 +856,8 @@ class MainWindow(QMainWindow):
             r = result
             msg = (f"Imported {r.added} note(s) with {r.spans} span(s)"
                    + (f"; {r.skipped_duplicates} already in the project were skipped" if r.skipped_duplicates else "")
-                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + ".")
+                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + "."
+                   + "".join(f" Warning: {w}" for w in getattr(r, "warnings", ())))
             self.statusBar().showMessage(msg, 15000)
             if self.session is not None:
                 self.session.refresh_labels()
@@ -922,11 +927,8 @@ class MainWindow(QMainWindow):
         s = self.session
         if s is None or s.batch is None or s.read_only:
             return
-        done, total = s.progress()
-        if done < total and not self.confirm(
-                "Submit the batch?",
-                f"{total - done} of {total} notes are not marked done. Their accepted spans become "
-                f"gold; their pending spans do not. Submit anyway?"):
+        question = s.submit_question()   # the wording and the default (No) come from the core
+        if question is not None and not self.confirm(question.title, question.text):
             return
         s.time.flush()
         pending = sum(len(self.project.spans(bn.note_id, source=("model", "human"), status="pending"))
@@ -1072,7 +1074,14 @@ class MainWindow(QMainWindow):
         self.last_error_box = show_error(self, title, text)
 
     def _confirm(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self, title, text) == QMessageBox.Yes
+        """Yes or No, No the default: Return never confirms by accident."""
+        return QMessageBox.question(self, title, text, QMessageBox.Yes | QMessageBox.No,
+                                    QMessageBox.No) == QMessageBox.Yes
+
+    def reopen_batch(self) -> None:
+        if self.session is not None:
+            self._guard(self.session.reopen_batch, quiet=False)
+            self._refresh_note()
 
     def closeEvent(self, event) -> None:
         if self.job is not None:
