@@ -83,7 +83,7 @@ def test_the_demo_report_is_owner_only_self_contained_and_holds_no_gold_text(dem
     html = _text(out)
     assert_self_contained(html)
     assert_no_gold_text(html, gold)
-    assert html.count("data:image/png;base64,") == 3           # spans, learning curve, per label
+    assert html.count("data:image/png;base64,") == 1           # recall per label (one version: no curve)
     assert "missed PHI tokens per 10,000 tokens" in html
     assert "95 % CI" in html and "annotator 1 – annotator 2" in html
     assert "alice" not in html and "bob" not in html          # annotators are numbered, not named
@@ -215,10 +215,11 @@ def test_a_de_identification_run_is_audited_and_checked(demo_project, tmp_path):
     out, mapping = _deidentify(gold, tmp_path / "release")
     html = _report_text(db, tmp_path, deidentified=out, mapping=mapping)
     assert "Leak audit passed" in html
-    assert "What replaced the PHI (from the mapping)" in html
+    assert "What was done to each gold PHI span (from the mapping)" in html
+    assert re.search(r"[1-9][\d,]* spans replaced; <b>[1-9][\d,]* spans kept as they were on purpose", html)
     assert re.search(r"<b>0</b> did not", html)            # every full date moved by its offset
     assert re.search(r"<b>[1-9][\d,]*</b> full dates moved by exactly", html)
-    assert "re-identification mapping" in html and "de-identified output (1 files)" in html
+    assert "re-identification mapping" in html and "de-identified output (1 file)" in html
     assert_no_gold_text(html, gold)
 
 

@@ -118,8 +118,8 @@ def gold_section(project, progress: Progress | None = None) -> Section:
                          "Set a double-annotation share (deid-annotator team share) and assign "
                          "batches to two annotators.")
     if statuses.get("disagree"):
-        s.missing.append(f"{statuses['disagree']} double-annotated notes still wait for "
-                         f"adjudication; they are not gold yet.")
+        s.missing.append(f"{statuses['disagree']} double-annotated notes have versions that "
+                         f"disagree and that no adjudicator has decided yet.")
     s.figures["touched_after_gold"] = touched_after_gold(project)
     return s
 
@@ -282,9 +282,11 @@ def token_estimates(rows: list[dict[str, Any]]) -> dict[str, Any]:
         per_label.append({"label": label, "gold_tokens": gold_tokens, "pred_tokens": pred_tokens,
                           "patients_with_label": len(with_gold),
                           "recall": bootstrap(with_gold, ratio((0,), (0, 1)), size=gold_tokens,
-                                              edge=share),
+                                              edge=share) if len(with_gold) else
+                          Estimate(None, why_no_interval="no gold token of this label on the slice"),
                           "precision": bootstrap(with_pred, ratio((2,), (2, 3)), size=pred_tokens,
-                                                 edge=share)})
+                                                 edge=share) if len(with_pred) else
+                          Estimate(None, why_no_interval="the model marked no token with this label")})
     out["per_label"] = per_label
     return out
 
@@ -353,7 +355,7 @@ def hash_inputs(s: Section, project_path: Path, deidentified: Path | None,
             digest = hashlib.sha256()
             for p in files:
                 digest.update(f"{p.relative_to(deidentified).as_posix()}\0{sha256_of_file(p)}\n".encode())
-            inputs.append({"what": f"de-identified output ({len(files)} files)",
+            inputs.append({"what": f"de-identified output ({len(files)} file{'s' if len(files) != 1 else ''})",
                            "name": deidentified.name, "sha256": digest.hexdigest()})
         else:
             inputs.append({"what": "de-identified output", "name": deidentified.name,

@@ -39,7 +39,6 @@ def environment() -> jinja2.Environment:
 def render(data: ReleaseReportData) -> str:
     model = data.model.figures
     images = {
-        "spans_by_label": plots.spans_by_label(data.corpus.figures["by_label"]),
         "learning_curve": plots.learning_curve(model.get("curve", [])),
         "per_label_recall": plots.per_label_recall(model.get("per_label", [])),
     }

@@ -134,18 +134,23 @@ def check_mapping(section, mapping, original: Corpus) -> None:
     methods = Counter()
     for e in entries:
         methods[(e.label, e.method)] += e.count
-    f["methods"] = [{"label": label, "method": method, "replaced": n}
-                    for (label, method), n in sorted(methods.items())]
-    f["replaced"] = sum(methods.values())
+    by_label: dict[str, list[tuple[str, int]]] = {}
+    for (label, method), n in sorted(methods.items(), key=lambda kv: (kv[0][0], -kv[1])):
+        by_label.setdefault(label, []).append((method, n))
+    f["methods"] = [{"label": label, "methods": done, "spans": sum(n for _, n in done)}
+                    for label, done in by_label.items()]
+    # "keep" leaves the value as it was, on purpose (e.g. ages of 89 or less): not replaced
+    f["kept"] = sum(n for (_, method), n in methods.items() if method == "keep")
+    f["replaced"] = sum(methods.values()) - f["kept"]
     f["surrogates"] = surrogate_consistency(entries, original, scope_of)
     f["dates"] = date_shift_consistency(entries, mapping.date_offsets)
     f["patients_in_mapping"] = len({e.scope for e in entries})
 
 
 def surrogate_consistency(entries, original: Corpus, scope_of) -> dict[str, Any]:
-    """Per patient and label, each original has one surrogate (by the mapping's design);
-    checked here: no two different originals share one surrogate (two people merged into
-    one), and each surrogate occurs in that patient's output notes is left to the audit."""
+    """Per patient and label each original has one surrogate (the mapping is keyed so);
+    checked here: that no two different originals of a patient share one surrogate (two
+    people or places merged into one)."""
     surrogate_methods = {"surrogate"}
     by_key: dict[tuple[str, str, str], set[str]] = {}
     checked = 0
