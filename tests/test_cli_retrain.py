@@ -74,3 +74,19 @@ def test_retrain_of_a_project_without_gold_says_so(tmp_path, capsys):
     assert main(["retrain", "--db", str(db)]) == 2
     assert "no gold PHI to learn from yet" in capsys.readouterr().err
     assert main(["retrain", "--db", str(tmp_path / "missing.db")]) == 2
+
+
+def test_an_encrypted_project_is_retrained_and_reported_with_its_passphrase(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DEID_ANNOTATOR_PASSPHRASE", "correct horse battery staple")
+    corpus_file = tmp_path / "gold.jsonl"
+    write_corpus("jsonl", synthetic(30), corpus_file)
+    db = tmp_path / "secret.db"
+    assert main(["import", "--db", str(db), "--format", "jsonl", "--encrypt", "--no-preannotate-ahead",
+                 str(corpus_file)]) == 0
+    assert main(["retrain", "--db", str(db), "--tagger", "test-memo"]) == 0
+    assert main(["report", "--db", str(db), "--out", str(tmp_path / "r.html")]) == 0
+    assert "missed PHI tokens per 10,000 tokens" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    monkeypatch.delenv("DEID_ANNOTATOR_PASSPHRASE")
+    monkeypatch.setattr("sys.stdin", None)      # no terminal to ask on: a clear error
+    assert main(["report", "--db", str(db), "--out", str(tmp_path / "r2.html")]) == 2
+    assert "passphrase" in capsys.readouterr().err

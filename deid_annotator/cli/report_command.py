@@ -31,18 +31,16 @@ def run_report(args: argparse.Namespace) -> int:
     from ..errors import DeidError, ProjectError
     from ..release_report import write_release_report
     from ..release_report.collect import sha256_of_file
-    from ..store.passphrase import PASSPHRASE_ENV
-
-    import os
+    from ..store.passphrase import open_project
 
     if not args.db.exists():
         raise ProjectError(f"{args.db}: no such project file")
     if args.out.resolve() == args.db.resolve():
         raise DeidError(f"{args.out}: is the project file; give another file to write the report to")
-    with progress_bar("report", unit="step") as progress:
+    # held open read-only so that an encrypted project's key, asked once, is known to the report
+    with open_project(args.db, read_only=True), progress_bar("report", unit="step") as progress:
         path = write_release_report(args.db, args.out, deidentified=args.deidentified,
                                     deidentified_format=args.deidentified_format,
-                                    mapping=args.mapping, progress=progress,
-                                    passphrase=os.environ.get(PASSPHRASE_ENV) or None)
+                                    mapping=args.mapping, progress=progress)
     print(f"wrote the release report {path} (owner-only; SHA-256 {sha256_of_file(path)})")
     return 0

@@ -35,10 +35,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run_retrain(args: argparse.Namespace) -> int:
     from ..errors import ProjectError
     from ..loop import RetrainJob
+    from ..store.passphrase import open_project
 
     if not args.db.exists():
         raise ProjectError(f"{args.db}: no such project file")
-    with progress_bar("retrain", unit="step") as progress:
+    # held open (read-only, no lock) so that an encrypted project's key, asked once, is
+    # known to the job's own connections
+    with open_project(args.db, read_only=True), progress_bar("retrain", unit="step") as progress:
         job = RetrainJob(args.db, args.tagger, progress=progress, annotator=args.by).start()
         result = _wait_cancelling_on_interrupt(job)
     print(describe_result(result))
