@@ -263,3 +263,15 @@ def test_a_real_corpus_report_holds_no_gold_text(physionet_dev, tmp_path, monkey
     assert_self_contained(html)
     assert_no_gold_text(html, gold)
     assert "HCPName" in html                       # labels outside the catalogue are listed
+
+
+def test_the_learning_curve_is_drawn_from_two_measured_versions_on():
+    from deid_annotator.release_report import plots
+
+    point = {"version": 1, "token_recall": 0.8, "token_precision": 0.9, "strict_f1": 0.7,
+             "training_notes": 40}
+    assert plots.learning_curve([point]) is None                 # one point is no curve
+    unmeasured = dict(point, version=3, token_recall=None)
+    uri = plots.learning_curve([point, dict(point, version=2, token_recall=0.9), unmeasured])
+    assert uri.startswith("data:image/png;base64,")
+    assert plots.per_label_recall([]) is None
