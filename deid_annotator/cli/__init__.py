@@ -18,11 +18,12 @@ from . import (app_command, backup_commands, corpus_commands, demo_command, deid
                embeddings_command, evaluate_command, model_commands, passphrase_command, simulate_command)
 from . import team_commands
 from . import about_command
-from . import batch_commands
+from . import batch_commands, report_command, retrain_command
 
 COMMAND_MODULES = (app_command, demo_command, corpus_commands, evaluate_command, model_commands,
                    simulate_command, deidentify_command, backup_commands, passphrase_command,
-                   team_commands, about_command, embeddings_command, batch_commands)
+                   team_commands, about_command, embeddings_command, batch_commands,
+                   retrain_command, report_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,7 +22,9 @@ Last, the version's metrics on the fixed evaluation slice (:mod:`.evaluation_sli
 stored model learnt from the slice too, so a second model is trained the same way on the
 other gold notes and scored on the slice (stages ``measure: ...``), as INCEpTION evaluates
 a recommender on a split and then trains it on everything. Until then the version's
-metrics say ``eval_status`` "measuring on the evaluation slice"; a cancel or failure there
+metrics say ``eval_status`` "measuring on the evaluation slice"; with the scores come the
+slice's binary token counts per patient (``per_patient``: counts only, no id or text), for
+intervals that resample patients (:mod:`deid_annotator.release_report`). A cancel or failure there
 leaves the version in place with ``eval_status`` saying why there are no scores. If the app
 stops during that step, :func:`settle_unfinished_measuring` says so when it next opens the project.
 
@@ -107,14 +109,18 @@ def _scores(report) -> dict[str, Any]:
     return out
 
 
+def predict_corpus(tagger: Tagger, gold: Corpus, progress: Progress | None = None) -> Corpus:
+    """The gold notes with the tagger's spans in place of theirs."""
+    with PREDICT_LOCK:
+        predictions = tagger.predict(gold.notes, progress=progress)
+    return Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
+
+
 def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = None) -> dict[str, Any]:
     """Token / strict / instance scores of the tagger on gold notes (JSON-ready)."""
     from ..evaluation import evaluate
 
-    with PREDICT_LOCK:
-        predictions = tagger.predict(gold.notes, progress=progress)
-    pred = Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
-    return _scores(evaluate(gold, pred))
+    return _scores(evaluate(gold, predict_corpus(tagger, gold, progress)))
 
 
 class _Relay(Progress):
@@ -361,6 +367,9 @@ class RetrainJob:
         notes outside the slice (no warm start: every stored version has seen the slice), and
         store the scores as the version's metrics (``stored``: those it has). Never fails the
         job: the version stands and its metrics say why they are missing."""
+        from ..evaluation import evaluate
+        from ..evaluation.patients import token_counts_by_patient
+
         measuring = _Relay(self.progress, stage_prefix="measure: ")
         metrics = dict(stored)
         try:
@@ -368,7 +377,10 @@ class RetrainJob:
             judge = self._new_tagger(cls, project.lang)
             judge.fit(train.notes, progress=measuring)
             measuring.check()
-            metrics.update(evaluate_tagger(judge, held, progress=measuring))
+            predicted = predict_corpus(judge, held, progress=measuring)
+            metrics.update(_scores(evaluate(held, predicted)))
+            # counts per patient (no ids, no text): intervals that resample patients
+            metrics["per_patient"] = token_counts_by_patient(held, predicted)
             metrics.update(eval_status=None, measured_by=MEASURED_BY, measure_training_notes=len(train),
                            measure_seconds=round(time.perf_counter() - started, 2))
         except CancelledError:

@@ -216,6 +216,8 @@ class MainWindow(QMainWindow):
         a("export", "&Export gold corpus…", self.export_corpus, ("Ctrl+E",), "write the gold notes")
         a("export_deid", "Export &de-identified notes…", self.export_deidentified, ("Ctrl+Shift+E",),
           "write the gold notes with their PHI replaced (surrogates, date shift), after a leak audit")
+        a("release_report", "&Release report…", self.release_report, (),
+          "one HTML file for an IRB: the corpus, the gold's and the model's quality, PHI that may remain")
         a("quit", "&Quit", self.close, ("Ctrl+Q",))
         a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
         a("new_label", "&New label…", self.new_label, (), "add a label to the project's label set")
@@ -240,8 +242,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         get = self.actions_by_name.get
         m = bar.addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo", None, "import", "export", None,
-                     "change_passphrase", None, "quit"):
+        for name in ("new_project", "open_project", "open_demo", None, "import", "export", "release_report",
+                     None, "change_passphrase", None, "quit"):
             m.addSeparator() if name is None else m.addAction(get(name))
         m = bar.addMenu("&Edit")
         for name in ("undo", "redo", None, "set_name"):
@@ -633,6 +635,7 @@ class MainWindow(QMainWindow):
         get["import"].setEnabled(writable and not busy)
         get["new_label"].setEnabled(writable)
         get["export"].setEnabled(s is not None)
+        get["release_report"].setEnabled(self.project is not None and not busy)
         get["next_batch"].setEnabled(writable and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
         get["cancel_job"].setEnabled(busy)
@@ -865,6 +868,9 @@ class MainWindow(QMainWindow):
                 if self.session.batch is None:
                     self.statusBar().showMessage(msg + " Make a batch: Batch ▸ Next batch.", 15000)
             return
+        if kind == "report":
+            self.statusBar().showMessage(f"Wrote the release report {result} (owner-only).", 15000)
+            return
         if kind == "export":
             text = (f"Exported {result} gold note(s)." if isinstance(result, int) else
                     f"Wrote {len(result.corpus)} de-identified note(s); the leak audit passed.")
@@ -1016,6 +1022,21 @@ class MainWindow(QMainWindow):
                 return workflow.export_deidentified(project, fmt, path, method, progress=progress)
 
         self.start_job(workflow.ThreadJob("export", work), f"De-identifying to {Path(path).name}")
+
+    def release_report(self, path: str | None = None) -> None:
+        """Write the release report of the open project (asked where, unless given)."""
+        if self.project is None:
+            return
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Release report", "release-report.html",
+                                                  "HTML (*.html)")
+            if not path:
+                return
+        from ..release_report import write_release_report
+
+        project_path = self.project.path
+        self.start_job(workflow.ThreadJob("report", lambda progress: write_release_report(
+            project_path, path, progress=progress)), f"Writing the release report {Path(path).name}")
 
     # ======================================================================== dashboard, help
     def _tab_changed(self, index: int) -> None:
