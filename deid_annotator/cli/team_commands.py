@@ -188,8 +188,15 @@ def run_accept_agreed(args: argparse.Namespace) -> int:
 
     with _open(args.db) as project:
         done = accept_agreed(project, args.adjudicator, include_single=not args.no_single)
-    print(f"gold made of {done['agreed']} agreed and {done['single']} single-annotator note(s)")
+    print(f"gold made of {done.agreed} agreed and {done.single} single-annotator note(s)")
+    _print_dropped(done.dropped)
     return 0
+
+
+def _print_dropped(dropped) -> None:
+    """One line per span an adjudication left out of the gold (it overlapped a kept one)."""
+    for d in dropped:
+        print(f"left out: {d.describe()}")
 
 
 def run_adjudicate(args: argparse.Namespace) -> int:
@@ -197,12 +204,13 @@ def run_adjudicate(args: argparse.Namespace) -> int:
 
     with _open(args.db) as project:
         if args.pick:
-            n = pick(project, args.note, args.pick, args.adjudicator)
+            decision = pick(project, args.note, args.pick, args.adjudicator)
             how = f"{args.pick}'s version"
         else:
-            n = merge(project, args.note, args.adjudicator, min_votes=args.min_votes)
+            decision = merge(project, args.note, args.adjudicator, min_votes=args.min_votes)
             how = f"spans marked by at least {args.min_votes} annotator(s)"
-    print(f"note {args.note!r}: gold is {how} ({n} span(s)), decided by {args.adjudicator}")
+    print(f"note {args.note!r}: gold is {how} ({decision.gold} span(s)), decided by {args.adjudicator}")
+    _print_dropped(decision.dropped)
     return 0
 
 
