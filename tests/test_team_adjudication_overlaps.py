@@ -5,6 +5,8 @@ then the earliest, and report the others (note, label, offsets, who marked it)."
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_annotator.cli import main
 from deid_annotator.corpus import Corpus, Note, Span
@@ -12,7 +14,7 @@ from deid_annotator.errors import DeidError
 from deid_annotator.overlaps import overlapping_pairs
 from deid_annotator.store import Project
 from deid_annotator.store.team import NoteVersion, text_sha256
-from deid_annotator.team import accept_agreed, merge, pick
+from deid_annotator.team import MarkedSpan, accept_agreed, merge, pick, resolve_overlaps
 
 TEXT = "Seen by Dr. Smith today at Mercy on 3/4.\n"
 DR_SMITH, SMITH = (8, 17, "DOCTOR"), (12, 17, "DOCTOR")
@@ -145,3 +147,28 @@ def test_cli_merge_prints_one_line_per_dropped_span_without_note_text(project, c
     with Project.open(db, read_only=True) as p:
         for note_id in ("n1", "n4", "n5"):
             assert overlapping_pairs(p.spans(note_id, source="gold")) == []
+
+
+# -- the rule itself, for any spans ----------------------------------------------------------------------
+MARKED = st.lists(st.builds(lambda start, length, label, who: MarkedSpan(start, start + length, label, who),
+                            st.integers(0, 30), st.integers(1, 8), st.sampled_from(["DOCTOR", "PATIENT"]),
+                            st.sampled_from([("a",), ("b",), ("a", "b"), ("a", "b", "c")])),
+                  max_size=12, unique_by=lambda m: m.key)
+
+
+def _rank(m):
+    return (-len(m.annotators), -(m.end - m.start), m.start, m.label)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKED)
+def test_resolution_keeps_spans_apart_and_drops_only_what_a_preferred_kept_span_overlaps(spans):
+    resolution = resolve_overlaps("n", spans)
+    assert overlapping_pairs(resolution.kept) == []
+    assert sorted([*(m.key for m in resolution.kept), *(d.span.key for d in resolution.dropped)]) == \
+        sorted(m.key for m in spans)                          # nothing lost without a report
+    for d in resolution.dropped:
+        assert d.kept in resolution.kept and _rank(d.kept) < _rank(d.span)
+        assert d.span.start < d.kept.end and d.kept.start < d.span.end
+    if not overlapping_pairs(spans):                          # apart already: unchanged
+        assert resolution.keys == {m.key for m in spans} and resolution.dropped == ()

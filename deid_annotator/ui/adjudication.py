@@ -388,7 +388,8 @@ class AdjudicationView(QWidget):
         if self.comparison is None:
             return None
         note_id = self.comparison.note_id
-        method, left_out = self.method, len(self.method_details.get("dropped", []))   # the next note resets them
+        # opening the next note resets these
+        method, left_out = self.method, len(self.method_details.get("dropped", []))
         try:
             n = core.decide(self.project, note_id, self.decision(), self.adjudicator, self.method,
                             self.method_details)

@@ -49,7 +49,8 @@ def test_merge_shows_what_it_left_out_and_saves_gold_without_overlaps(view):
         in status and "Smith" not in status
     assert view.save() == 2
     assert overlapping_pairs(_gold(view, "n1")) == []
-    assert view.status.text() == "note 'n1': 2 gold span(s) saved (merge) by dora; 1 overlapping span(s) left out"
+    assert view.status.text() == ("note 'n1': 2 gold span(s) saved (merge) by dora; "
+                                  "1 overlapping span(s) left out")
     details = view.project.actions(1)[0]["details"]
     assert details["method"] == "merge" and details["dropped"][0]["annotators"] == ["bob"]
 
