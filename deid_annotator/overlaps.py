@@ -1,8 +1,9 @@
 """Overlapping spans: finding and naming them.
 
 The gold of a note never holds two spans that share a character (no project allows
-nested labels today): the store keeps its accepted spans apart, submitting a batch and
-exporting refuse overlapping gold, importing says so. This module is the one place that
+nested labels today): the store keeps its accepted spans apart, submitting a batch,
+adjudicating and exporting refuse overlapping gold, importing says so (adjudication's
+merge and pick resolve them with :func:`keep_apart` and report what they left out). This module is the one place that
 finds such pairs, for any objects with ``start``, ``end`` and ``label`` (corpus spans,
 stored spans), and words them for the user (note id and offsets, no note text: the
 message may end up in a log).

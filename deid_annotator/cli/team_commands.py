@@ -56,7 +56,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("accept-agreed", help="make gold of the notes the annotators agree on",
                        description="Every note whose versions agree (and, unless --no-single, every "
                                    "note labelled by one annotator only) becomes gold, audited with "
-                                   "the adjudicator's name.")
+                                   "the adjudicator's name. A version whose spans overlap each other "
+                                   "keeps one of each group (as --merge does); the others are listed.")
     _db(p)
     p.add_argument("--adjudicator", required=True, metavar="NAME")
     p.add_argument("--no-single", action="store_true", help="leave notes with one version alone")
@@ -64,8 +65,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("adjudicate", help="decide one note: pick a version or merge them",
                        description="Make one annotator's version (--pick NAME) or the spans marked by "
-                                   "at least --min-votes annotators (--merge) the note's gold. The app's "
-                                   "adjudication view also lets you edit.")
+                                   "at least --min-votes annotators (--merge) the note's gold. Of spans "
+                                   "that overlap, the one marked by the most annotators (then the "
+                                   "longest, then the earliest) is kept; each one left out is listed. "
+                                   "The app's adjudication view also lets you edit.")
     _db(p)
     p.add_argument("--note", required=True, help="the note id")
     p.add_argument("--adjudicator", required=True, metavar="NAME")
