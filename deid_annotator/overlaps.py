@@ -1,15 +1,16 @@
 """Overlapping spans: finding and naming them.
 
 The gold of a note never holds two spans that share a character (no project allows
-nested labels today): the store keeps its accepted spans apart, submitting a batch and
-exporting refuse overlapping gold, importing says so. This module is the one place that
+nested labels today): the store keeps its accepted spans apart, submitting a batch,
+adjudicating and exporting refuse overlapping gold, importing says so (adjudication's
+merge and pick resolve them with :func:`keep_apart` and report what they left out). This module is the one place that
 finds such pairs, for any objects with ``start``, ``end`` and ``label`` (corpus spans,
 stored spans), and words them for the user (note id and offsets, no note text: the
 message may end up in a log).
 """
 from __future__ import annotations
 
-from typing import Iterable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 
 class _Spanlike(Protocol):
@@ -31,6 +32,22 @@ def overlapping_pairs(spans: Iterable[S]) -> list[tuple[S, S]]:
         pairs.extend((o, span) for o in open_)
         open_.append(span)
     return pairs
+
+
+def keep_apart(spans: Iterable[S], rank: Callable[[S], Any]) -> tuple[list[S], list[tuple[S, S]]]:
+    """Of overlapping spans, keep the best by ``rank`` (lowest first): each span is kept
+    unless it overlaps one ranked before it that was kept. Returns the kept spans in text
+    order, and (left-out span, the kept span it overlaps) pairs in text order."""
+    kept: list[S] = []
+    left_out: list[tuple[S, S]] = []
+    for span in sorted(spans, key=rank):
+        rival = next((k for k in kept if span.start < k.end and k.start < span.end), None)
+        if rival is None:
+            kept.append(span)
+        else:
+            left_out.append((span, rival))
+    order = lambda s: (s.start, s.end, s.label)  # noqa: E731
+    return sorted(kept, key=order), sorted(left_out, key=lambda pair: order(pair[0]))
 
 
 def name_span(span: _Spanlike) -> str:

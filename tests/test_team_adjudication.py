@@ -56,9 +56,9 @@ def test_side_by_side_with_who_marked_each_span(project):
 
 
 def test_pick_merge_and_edit_become_gold_audited_with_the_adjudicator(project):
-    assert pick(project, "n1", "ben", "dora") == 3
+    assert pick(project, "n1", "ben", "dora").gold == 3
     assert [s.key for s in project.spans("n1", source="gold")] == [JO, (7, 9, "PATIENT"), DATE]
-    assert merge(project, "n4", "dora", min_votes=2) == 2            # majority of three
+    assert merge(project, "n4", "dora", min_votes=2).gold == 2           # majority of three
     assert [s.key for s in project.spans("n4", source="gold")] == [JO, AL]
     decide(project, "n1", [Span(*JO), Span(*AL), Span(*DATE)], "eve")   # re-decided by an edit
     assert [s.key for s in project.spans("n1", source="gold")] == [JO, AL, DATE]
@@ -74,7 +74,8 @@ def test_pick_merge_and_edit_become_gold_audited_with_the_adjudicator(project):
 
 
 def test_accept_agreed_makes_gold_of_agreed_and_single_notes(project):
-    assert accept_agreed(project, "dora") == {"agreed": 1, "single": 1}
+    done = accept_agreed(project, "dora")
+    assert (done.agreed, done.single, done.dropped) == (1, 1, [])
     assert note_statuses(project) == {"n1": "disagree", "n2": "adjudicated", "n3": "adjudicated",
                                       "n4": "disagree"}
     assert project.adjudication("n3")["method"] == "single"

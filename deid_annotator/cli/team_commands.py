@@ -56,7 +56,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = sub.add_parser("accept-agreed", help="make gold of the notes the annotators agree on",
                        description="Every note whose versions agree (and, unless --no-single, every "
                                    "note labelled by one annotator only) becomes gold, audited with "
-                                   "the adjudicator's name.")
+                                   "the adjudicator's name. A version whose spans overlap each other "
+                                   "keeps one of each group (as --merge does); the others are listed.")
     _db(p)
     p.add_argument("--adjudicator", required=True, metavar="NAME")
     p.add_argument("--no-single", action="store_true", help="leave notes with one version alone")
@@ -64,8 +65,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("adjudicate", help="decide one note: pick a version or merge them",
                        description="Make one annotator's version (--pick NAME) or the spans marked by "
-                                   "at least --min-votes annotators (--merge) the note's gold. The app's "
-                                   "adjudication view also lets you edit.")
+                                   "at least --min-votes annotators (--merge) the note's gold. Of spans "
+                                   "that overlap, the one marked by the most annotators (then the "
+                                   "longest, then the earliest) is kept; each one left out is listed. "
+                                   "The app's adjudication view also lets you edit.")
     _db(p)
     p.add_argument("--note", required=True, help="the note id")
     p.add_argument("--adjudicator", required=True, metavar="NAME")
@@ -188,8 +191,15 @@ def run_accept_agreed(args: argparse.Namespace) -> int:
 
     with _open(args.db) as project:
         done = accept_agreed(project, args.adjudicator, include_single=not args.no_single)
-    print(f"gold made of {done['agreed']} agreed and {done['single']} single-annotator note(s)")
+    print(f"gold made of {done.agreed} agreed and {done.single} single-annotator note(s)")
+    _print_dropped(done.dropped)
     return 0
+
+
+def _print_dropped(dropped) -> None:
+    """One line per span an adjudication left out of the gold (it overlapped a kept one)."""
+    for d in dropped:
+        print(f"left out: {d.describe()}")
 
 
 def run_adjudicate(args: argparse.Namespace) -> int:
@@ -197,12 +207,13 @@ def run_adjudicate(args: argparse.Namespace) -> int:
 
     with _open(args.db) as project:
         if args.pick:
-            n = pick(project, args.note, args.pick, args.adjudicator)
+            decision = pick(project, args.note, args.pick, args.adjudicator)
             how = f"{args.pick}'s version"
         else:
-            n = merge(project, args.note, args.adjudicator, min_votes=args.min_votes)
+            decision = merge(project, args.note, args.adjudicator, min_votes=args.min_votes)
             how = f"spans marked by at least {args.min_votes} annotator(s)"
-    print(f"note {args.note!r}: gold is {how} ({n} span(s)), decided by {args.adjudicator}")
+    print(f"note {args.note!r}: gold is {how} ({decision.gold} span(s)), decided by {args.adjudicator}")
+    _print_dropped(decision.dropped)
     return 0
 
 

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from ..corpus import Span
 from ..errors import DeidError, ProjectError, SpanError
+from ..overlaps import describe_overlaps, overlapping_pairs
 from .records import dumps, loads, now
 
 #: The meta key of the share of notes two annotators label independently.
@@ -344,16 +345,26 @@ class TeamMixin:
     def adjudicate(self, note_id: str, spans: Sequence[Span], adjudicator: str, method: str,
                    details: dict[str, Any] | None = None) -> int:
         """Make ``spans`` the note's gold (replacing any), record who decided and how (one
-        audited action). Returns the gold span count."""
+        audited action). Returns the gold span count.
+
+        Overlapping spans are refused (:class:`SpanError` naming the note and the spans,
+        nothing written): a note's gold never holds two spans sharing a character. The
+        same span twice is one span."""
         if method not in ADJUDICATION_METHODS:
             raise DeidError(f"unknown adjudication method {method!r}; choose one of "
                             f"{', '.join(ADJUDICATION_METHODS)}")
         with self._write():
-            adjudicator = self._annotator(adjudicator)
             pk = self._note_pk(note_id)
             for s in spans:
                 self._check_label(s.label)
                 self._check_offsets(pk, s.start, s.end, s.label)
+            unique = {s.key: s for s in spans}
+            pairs = overlapping_pairs(unique.values())
+            if pairs:
+                raise SpanError(f"nothing was adjudicated: the gold of a note never holds overlapping "
+                                f"spans ({describe_overlaps([(note_id, a, b) for a, b in pairs])}); "
+                                f"leave one span of each pair out")
+            adjudicator = self._annotator(adjudicator)
             annotators = [r[0] for r in self.db.execute(
                 "SELECT annotator FROM note_versions WHERE note_id = ? ORDER BY annotator", (pk,))]
             action = self._action("adjudicate", adjudicator, note_pk=pk,

@@ -7,8 +7,9 @@ span F1 and token Cohen's kappa, pairwise and against gold), :mod:`.adjudication
 (pick / merge / edit into gold), :mod:`.provenance` (for gold exports). The rows live
 in the project file (:mod:`deid_annotator.store.team`).
 """
-from .adjudication import (Comparison, MarkedSpan, accept_agreed, compare_versions, decide,
-                           disagreements, merge, note_statuses, pick)
+from .adjudication import (AcceptedAgreed, Comparison, Decision, DroppedSpan, MarkedSpan, Resolution,
+                           accept_agreed, compare_versions, decide, disagreements, merge,
+                           note_statuses, pick, resolve_overlaps)
 from .agreement import Agreement, AgreementReport, agreement, format_agreement, write_csv
 from .assignment import assign_batch, plan_assignment
 from .packages import (ExportSummary, Package, export_package, finished_notes, import_corpus_versions,
@@ -19,4 +20,5 @@ __all__ = ["assign_batch", "plan_assignment", "export_package", "import_packages
            "import_corpus_versions", "finished_notes", "ExportSummary", "Package", "agreement",
            "format_agreement", "write_csv", "Agreement", "AgreementReport", "compare_versions",
            "disagreements", "note_statuses", "pick", "merge", "decide", "accept_agreed", "Comparison",
-           "MarkedSpan", "provenance", "prepare_export", "write_sidecar"]
+           "MarkedSpan", "Decision", "DroppedSpan", "Resolution", "AcceptedAgreed", "resolve_overlaps",
+           "provenance", "prepare_export", "write_sidecar"]

@@ -54,6 +54,11 @@ class DecisionRow:
         return (self.start, self.end, self.label)
 
 
+def _with_dropped(text: str, resolution: core.Resolution) -> str:
+    """The status line, and one line per span the core left out (it overlapped a kept one)."""
+    return "\n".join([text, *(f"left out: {d.describe()}" for d in resolution.dropped)])
+
+
 class AdjudicationView(QWidget):
     """Adjudicate the project's disagreements as ``adjudicator``."""
 
@@ -207,16 +212,18 @@ class AdjudicationView(QWidget):
             self.method, self.method_details = c.adjudication["method"], {}
             decided = (f" — decided by {c.adjudication['adjudicator']} ({c.adjudication['method']}) "
                        f"on {c.adjudication['decided'][:16]}")
-        else:   # start from the spans everyone agrees on
-            self.rows = [DecisionRow(*m.key, m.annotators, len(m.annotators) == len(c.versions))
-                         for m in c.marked]
+            left_out = ""
+        else:   # start from the spans everyone agrees on (apart, should their versions overlap)
+            agreed = c.merge_resolution(len(c.versions))
+            self.rows = [DecisionRow(*m.key, m.annotators, m.key in agreed.keys) for m in c.marked]
             self.method, self.method_details = "edit", {}
             decided = ""
+            left_out = _with_dropped("spans everyone marked chosen", agreed) if agreed.dropped else ""
         self._sort_rows()
         self._fill_table()
         self.header.setText(f"<b>{note_id}</b>: {len(c.versions)} versions, {len(c.marked)} distinct "
                             f"spans, {len(c.disputed)} disputed{decided}")
-        self.status.setText("")
+        self.status.setText(left_out)
 
     def _annotators(self) -> list[str]:
         return self.comparison.annotators if self.comparison else []
@@ -325,21 +332,27 @@ class AdjudicationView(QWidget):
         self._edited()
 
     def pick(self, annotator: str) -> None:
-        """Fill the decision with one annotator's version."""
-        mine = {s.key for s in self.comparison.versions[annotator]}
-        for row in self.rows:
-            row.checked = row.key in mine
-        self._fill_table()
-        self.method, self.method_details = "pick", {"picked": annotator}
-        self.status.setText(f"{annotator}'s version chosen; Save as gold to store it")
+        """Fill the decision with one annotator's version (overlaps resolved by the core)."""
+        resolution = self.comparison.pick_resolution(annotator)
+        self._choose(resolution)
+        self.method, self.method_details = "pick", {"picked": annotator, **resolution.details()}
+        self.status.setText(_with_dropped(f"{annotator}'s version chosen; Save as gold to store it",
+                                          resolution))
 
     def merge(self, min_votes: int = 1) -> None:
-        """Fill the decision with the spans marked by at least ``min_votes`` annotators."""
+        """Fill the decision with the spans marked by at least ``min_votes`` annotators
+        (overlaps resolved by the core)."""
+        resolution = self.comparison.merge_resolution(min_votes)
+        self._choose(resolution)
+        self.method, self.method_details = "merge", {"min_votes": min_votes, **resolution.details()}
+        self.status.setText(_with_dropped(f"spans marked by at least {min_votes} annotator(s) chosen; "
+                                          f"Save as gold to store them", resolution))
+
+    def _choose(self, resolution: core.Resolution) -> None:
+        chosen = resolution.keys
         for row in self.rows:
-            row.checked = len(row.who) >= min_votes
+            row.checked = row.key in chosen
         self._fill_table()
-        self.method, self.method_details = "merge", {"min_votes": min_votes}
-        self.status.setText(f"spans marked by at least {min_votes} annotator(s) chosen; Save as gold to store them")
 
     def add_selection(self, label: str, editor: NoteEditor | None = None) -> DecisionRow | None:
         """Add the text selected in a version (``editor``, or any with a selection) as a span."""
@@ -375,6 +388,8 @@ class AdjudicationView(QWidget):
         if self.comparison is None:
             return None
         note_id = self.comparison.note_id
+        # opening the next note resets these
+        method, left_out = self.method, len(self.method_details.get("dropped", []))
         try:
             n = core.decide(self.project, note_id, self.decision(), self.adjudicator, self.method,
                             self.method_details)
@@ -389,7 +404,8 @@ class AdjudicationView(QWidget):
         after = next((i for i in following if i in remaining), None)
         if after is not None:
             self.select_note(after)
-        self.status.setText(f"note {note_id!r}: {n} gold span(s) saved ({self.method}) by {self.adjudicator}")
+        self.status.setText(f"note {note_id!r}: {n} gold span(s) saved ({method}) by {self.adjudicator}"
+                            + (f"; {left_out} overlapping span(s) left out" if left_out else ""))
         return n
 
     def _error(self, title: str, exc: BaseException | str) -> None:
