@@ -7,16 +7,16 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QTextCursor
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from ..annotation.config import BATCH_SIZES, STRATEGIES
-from ..annotation.keymap import darker
-from .editor import span_format
+from ..annotation.palette import STATE_TEXT, label_tones, span_style
+from .editor import span_format, theme_of
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
 STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
@@ -290,38 +290,48 @@ class LegendPanel(QWidget):
         self._buttons: list[QPushButton] = []
 
     def set_labels(self, labels: Sequence[str], keys: dict[str, str], colors: dict[str, str]) -> None:
+        self._shown = (list(labels), dict(keys))
         for b in self._buttons:
             b.setParent(None)
             b.deleteLater()
         self._buttons = []
         columns = 2
+        theme = theme_of(self.palette())
+        tones = label_tones(list(colors) or list(labels))
         for i, label in enumerate(labels):
             key = keys.get(label, "")
+            tone = tones.get(label) or label_tones([label])[label]
+            style = span_style(label, tone, "accepted", False, theme)
             button = QPushButton(f"{key}  {label}" if key else label)
-            color = colors.get(label, "#dddddd")
             button.setStyleSheet(
-                f"QPushButton {{ background: {color}; color: black; border: 1px solid {darker(color)};"
+                f"QPushButton {{ background: {style.background}; color: {style.foreground};"
+                f" border: 1px solid {style.chip_background}; border-left: 6px solid {style.chip_background};"
                 f" border-radius: 3px; padding: 2px 6px; text-align: left; }}"
-                f"QPushButton:pressed {{ background: {darker(color, 0.85)}; }}")
+                f"QPushButton:pressed {{ background: {style.chip_background}; color: {style.chip_foreground}; }}")
             button.setFocusPolicy(Qt.NoFocus)
             button.setToolTip(f"{label}: press {key} with text or a span selected" if key else label)
             button.clicked.connect(lambda _=False, name=label: self.labelClicked.emit(name))
             self.grid.addWidget(button, i // columns, i % columns)
             self._buttons.append(button)
-        self._draw_states(labels[0] if labels else None, colors)
+        self._colors = dict(colors)
+        self._draw_states(labels[0] if labels else None, tones)
 
-    def _draw_states(self, label: str | None, colors: dict[str, str]) -> None:
-        color = colors.get(label, "#ffb3ba") if label else "#ffb3ba"
-        rows = ([("pending", "proposed", False), ("pending_low", "low confidence", False),
-                 ("accepted", "accepted", False)],
-                [("corrected", "corrected", False), ("rejected", "rejected", False),
+    def _draw_states(self, label: str | None, tones: dict) -> None:
+        """A sample of each span state, as the editor draws it (chip text included)."""
+        theme = theme_of(self.palette())
+        label = label or "LABEL"
+        tone = tones.get(label) or label_tones([label])[label]
+        rows = ([("pending", STATE_TEXT["pending"], False), ("pending_low", STATE_TEXT["pending_low"], False),
+                 ("accepted", STATE_TEXT["accepted"], False)],
+                [("corrected", STATE_TEXT["corrected"], False), ("rejected", STATE_TEXT["rejected"], False),
                  ("pending", "selected", True)])
         self.states.clear()
         cursor = self.states.textCursor()
-        plain = self.states.currentCharFormat()
+        plain = QTextCharFormat()   # a fresh one: the cursor keeps the last sample's format
         for r, row in enumerate(rows):
             for i, (state, text, selected) in enumerate(row):
-                cursor.insertText(text, span_format(color, state, selected))
+                style = span_style(label, tone, state, selected, theme)
+                cursor.insertText(f"{text} {style.chip_text.rsplit(' ', 1)[-1]}", span_format(style))
                 if i < len(row) - 1:
                     cursor.insertText("   ", plain)
             if r == 0:
@@ -330,6 +340,12 @@ class LegendPanel(QWidget):
         doc = self.states.document()
         doc.setTextWidth(max(200, self.states.viewport().width()))
         self.states.setFixedHeight(int(doc.size().height()) + 8)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and \
+                getattr(self, "_shown", None) is not None:
+            self.set_labels(*self._shown, self._colors)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
