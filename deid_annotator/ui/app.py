@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.excepthook = excepthook
     config = AppConfig.load()
+    from .appearance import appearance
+
+    appearance().apply(config.color_scheme)
     if args.annotator:
         config.annotator = args.annotator.strip()
         config.save()

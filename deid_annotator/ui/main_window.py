@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import project_dialogs
+from . import appearance, project_dialogs
 from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -263,6 +263,8 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         for dock in (self.batch_dock, self.legend_dock, self.propagation_dock):
             m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        appearance.add_view_actions(self, m)
         m = bar.addMenu("&Help")
         m.addAction(get("keys_help"))
         m.addAction(get("about"))

@@ -8,19 +8,34 @@ import threading
 from typing import Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from ..annotation.config import BATCH_SIZES, STRATEGIES
-from ..annotation.palette import STATE_TEXT, label_tones, span_style
+from ..annotation.palette import STATE_TEXT, is_dark, label_tones, readable_on, span_style
 from .editor import span_format, theme_of
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
 STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
 STATUS_COLOR = {"todo": "#666666", "in_progress": "#b06000", "done": "#1a7f37"}
+#: The same on a dark Base colour.
+STATUS_COLOR_DARK = {"todo": "#b0b0b0", "in_progress": "#f0a040", "done": "#5cc878"}
+
+
+def status_color(status: str, base: QColor) -> QColor:
+    """A note status's colour, readable (>= 4.5:1) on the list's background."""
+    base_name = base.name()
+    colors = STATUS_COLOR_DARK if is_dark(base_name) else STATUS_COLOR
+    return QColor(readable_on(base_name, colors.get(status, "#000000")))
+
+
+def muted(label: QLabel) -> QLabel:
+    """A hint's text: the palette's placeholder colour, so it follows light and dark palettes."""
+    label.setForegroundRole(QPalette.PlaceholderText)
+    return label
 
 
 class BatchPanel(QWidget):
@@ -120,7 +135,7 @@ class BatchPanel(QWidget):
         layout.addLayout(row)
         self.min_confidence_info = QLabel()
         self.min_confidence_info.setWordWrap(True)
-        self.min_confidence_info.setStyleSheet("color: #555555;")
+        muted(self.min_confidence_info)
         layout.addWidget(self.min_confidence_info)
         self._min_confidence: tuple[float | None, float | None] = (None, 0.0)  # stored, model's
         self._min_confidence_enabled = False
@@ -216,7 +231,7 @@ class BatchPanel(QWidget):
                 text += f"  — {note_labels[bn.note_id]}"
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, bn.note_id)
-            item.setForeground(QColor(STATUS_COLOR.get(bn.status, "#000000")))
+            item.setForeground(status_color(bn.status, self.notes.palette().color(QPalette.Base)))
             tip = f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}"
             if reasons and reasons.get(bn.note_id):
                 tip += f"\nWhy this note: {reasons[bn.note_id]}"
@@ -277,7 +292,7 @@ class LegendPanel(QWidget):
         hint = QLabel("Press a label's key with text selected to add a span, with a span selected "
                       "to change its label.")
         hint.setWordWrap(True)
-        hint.setStyleSheet("color: #555555;")
+        muted(hint)
         layout.addWidget(hint)
         self.states = QTextEdit()
         self.states.setReadOnly(True)
