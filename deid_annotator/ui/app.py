@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .system_libraries import check_or_exit
+
+    check_or_exit()   # before Qt: it aborts the process when the X11 libraries are missing
     from PySide6.QtWidgets import QApplication
 
     from .. import __version__

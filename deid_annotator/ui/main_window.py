@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import appearance, project_dialogs
+from . import appearance, project_dialogs, project_location
 from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -169,6 +169,7 @@ class MainWindow(QMainWindow):
         for w in (self.job_label, self.job_bar, self.job_cancel):
             bar.addPermanentWidget(w)
             w.hide()
+        project_location.install(self)
         self._make_actions()
         self._make_menus()
 
@@ -217,6 +218,8 @@ class MainWindow(QMainWindow):
         a("export_deid", "Export &de-identified notes…", self.export_deidentified, ("Ctrl+Shift+E",),
           "write the gold notes with their PHI replaced (surrogates, date shift), after a leak audit")
         a("quit", "&Quit", self.close, ("Ctrl+Q",))
+        a("show_folder", "Show project &folder", lambda: project_location.open_folder(self), (),
+          "open the folder that holds this project's file")
         a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
         a("new_label", "&New label…", self.new_label, (), "add a label to the project's label set")
         a("next_batch", "Next &batch", lambda: self.next_batch(self.batch_panel.size_combo.currentData(),
@@ -241,6 +244,7 @@ class MainWindow(QMainWindow):
         for name in ("new_project", "open_project", "open_demo", None, "import", "export", None,
                      "change_passphrase", None, "quit"):
             m.addSeparator() if name is None else m.addAction(get(name))
+        m.insertAction(get("import"), get("show_folder"))
         m = bar.addMenu("&Edit")
         for name in ("undo", "redo", None, "set_name"):
             m.addSeparator() if name is None else m.addAction(get(name))
@@ -331,6 +335,7 @@ class MainWindow(QMainWindow):
         self._make_label_actions()
         self.config.remember_project(project.path)
         self.setWindowTitle(window_title(project))
+        project_location.show(self, project.path)
         self.mode_label.setText(mode_text(project))
         self.mode_label.setVisible(project.read_only)
         self.batch_panel.project_read_only = project.read_only
@@ -364,6 +369,7 @@ class MainWindow(QMainWindow):
         self.editor.set_note("", [])
         self.mode_label.hide()
         self.setWindowTitle("deid-annotator")
+        project_location.show(self, None)
         self._update_actions()
 
     def open_project_dialog(self) -> None:
@@ -633,6 +639,7 @@ class MainWindow(QMainWindow):
         get["import"].setEnabled(writable and not busy)
         get["new_label"].setEnabled(writable)
         get["export"].setEnabled(s is not None)
+        get["show_folder"].setEnabled(self.project is not None)
         get["next_batch"].setEnabled(writable and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
         get["cancel_job"].setEnabled(busy)
