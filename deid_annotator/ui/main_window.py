@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import appearance, project_dialogs, project_location
+from . import appearance, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
             m.addAction(dock.toggleViewAction())
         m.addSeparator()
         appearance.add_view_actions(self, m)
+        note_finder.install(self)
         m = bar.addMenu("&Help")
         m.addAction(get("keys_help"))
         m.addAction(get("about"))
@@ -328,6 +329,7 @@ class MainWindow(QMainWindow):
             self.close_project()
             return False
         self.session.subscribe(self._on_session)
+        self.note_finder.attach(self.session)
         self.editor.set_colors(self.session.label_colors)
         self.editor.label_keys = set(self.session.key_labels)
         self.editor.state_of = self.session.state

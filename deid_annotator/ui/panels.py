@@ -99,6 +99,8 @@ class BatchPanel(QWidget):
         layout.addWidget(self.next_button)
         self._build_min_confidence(layout)
         self._batch_ids: list[int] = []
+        #: note ids -> {note id: (pending, accepted)}: the counts shown after each note (or None)
+        self.counts_for = None
         #: The whole project is open read-only (another instance edits it), not just a batch.
         self.project_read_only = False
 
@@ -225,12 +227,16 @@ class BatchPanel(QWidget):
         each note is in the batch (shown in its tooltip)."""
         self.notes.blockSignals(True)
         self.notes.clear()
+        counts = self.counts_for([bn.note_id for bn in batch_notes]) if self.counts_for else {}
         for bn in batch_notes:
             text = f"{STATUS_MARK.get(bn.status, '?')}  {bn.position + 1}. {bn.note_id}"
             if note_labels and note_labels.get(bn.note_id):
                 text += f"  — {note_labels[bn.note_id]}"
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, bn.note_id)
+            item.setData(Qt.UserRole + 1, text)
+            if bn.note_id in counts:
+                self._show_counts(item, *counts[bn.note_id])
             item.setForeground(status_color(bn.status, self.notes.palette().color(QPalette.Base)))
             tip = f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}"
             if reasons and reasons.get(bn.note_id):
@@ -263,6 +269,18 @@ class BatchPanel(QWidget):
         mine = f"{assignment[:1].upper()}{assignment[1:]}." if assignment else ""
         self.info.setText(" ".join(t for t in (mine, state) if t))
         self.info.setVisible(bool(self.info.text()))
+
+    @staticmethod
+    def _show_counts(item: QListWidgetItem, pending: int, accepted: int) -> None:
+        item.setText(f"{item.data(Qt.UserRole + 1)}   {pending} pending · {accepted} accepted")
+
+    def update_counts(self, note_id: str, pending: int, accepted: int) -> None:
+        """New span counts for one note (after a decision in it)."""
+        for i in range(self.notes.count()):
+            item = self.notes.item(i)
+            if item.data(Qt.UserRole) == note_id:
+                self._show_counts(item, pending, accepted)
+                return
 
     def _batch_activated(self, index: int) -> None:
         if 0 <= index < len(self._batch_ids):
