@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             window.open_demo()
     else:
         window.open_demo()
+    from .first_run import show_once
+
+    show_once(window)   # the short guide, on the first start only
     return app.exec()
 
 

@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import appearance, note_finder, project_dialogs, project_location
+from . import appearance, first_run, guidelines, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -172,6 +172,8 @@ class MainWindow(QMainWindow):
         project_location.install(self)
         self._make_actions()
         self._make_menus()
+        guidelines.install(self)
+        first_run.install(self)
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -330,6 +332,7 @@ class MainWindow(QMainWindow):
             return False
         self.session.subscribe(self._on_session)
         self.note_finder.attach(self.session)
+        self.guidelines_view.show_project(project)
         self.editor.set_colors(self.session.label_colors)
         self.editor.label_keys = set(self.session.key_labels)
         self.editor.state_of = self.session.state
@@ -372,6 +375,7 @@ class MainWindow(QMainWindow):
         self.mode_label.hide()
         self.setWindowTitle("deid-annotator")
         project_location.show(self, None)
+        self.guidelines_view.show_project(None)
         self._update_actions()
 
     def open_project_dialog(self) -> None:
