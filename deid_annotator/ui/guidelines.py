@@ -3,6 +3,8 @@ guidelines (a window to read them in full and, when the project is writable, edi
 The text is Markdown kept in the project (:mod:`deid_annotator.store.guidelines`)."""
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QPlainTextEdit, QPushButton,
@@ -109,7 +111,9 @@ class GuidelinesView(QFrame):
         layout.addWidget(self.open_button)
 
     def show_project(self, project) -> None:
-        self.text.setMarkdown((guidelines(project) if project is not None else "") or NONE_YET)
+        text = (guidelines(project) if project is not None else "") or NONE_YET
+        # headings two levels smaller: a dock's width is no place for a title-size heading
+        self.text.setMarkdown(re.sub(r"^(#{1,4})(?=\s)", r"\1##", text, flags=re.M))
 
 
 def open_guidelines(window) -> GuidelinesDialog:
