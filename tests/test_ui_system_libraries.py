@@ -11,12 +11,21 @@ import pytest
 from conftest import ROOT
 
 from deid_annotator.ui.system_libraries import APT_PACKAGES, XCB_LIBRARIES, startup_problem
+from deid_annotator.ui.system_libraries import display_reachable as real_probe
 
 X11 = {"DISPLAY": ":0"}
 
 
 def without(*names):
     return lambda soname: not any(n in soname for n in names)
+
+
+@pytest.fixture(autouse=True)
+def no_real_probe(monkeypatch):
+    """The X server probe answers yes unless a test says otherwise."""
+    from deid_annotator.ui import system_libraries
+
+    monkeypatch.setattr(system_libraries, "display_reachable", lambda display: True)
 
 
 def test_missing_xcb_cursor_names_the_package_and_the_apt_line():
@@ -41,6 +50,20 @@ def test_nothing_to_say_when_everything_is_there_or_xcb_is_not_used():
     assert startup_problem(X11, "darwin", nothing) is None
     assert startup_problem(X11, "win32", nothing) is None
     assert startup_problem({**X11, "QT_QPA_PLATFORM": "xcb"}, "linux", nothing) is not None
+
+
+def test_an_unreachable_display_is_named_instead_of_qt_blaming_xcb_cursor():
+    line = startup_problem({"DISPLAY": ":99"}, "linux", lambda soname: True, lambda display: False)
+    assert "DISPLAY=:99" in line and "libxcb-cursor0" not in line and "\n" not in line
+    assert startup_problem({"DISPLAY": ":0"}, "linux", lambda soname: True, lambda display: True) is None
+
+
+def test_the_probe_says_no_for_a_display_nobody_serves():
+    from deid_annotator.ui.system_libraries import loadable
+
+    if not loadable("libxcb.so.1"):
+        pytest.skip("libxcb is not installed here")
+    assert real_probe(":4321") is False
 
 
 def test_no_display_says_so_and_points_to_the_cli():

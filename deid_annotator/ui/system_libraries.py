@@ -1,9 +1,11 @@
-"""Before Qt starts on Linux: is the display reachable and are the X11 (xcb) libraries there?
+"""Before Qt starts on Linux: are the X11 (xcb) libraries there and does the display answer?
 
 Qt's xcb platform plugin needs system libraries that a stock Debian/Ubuntu lacks
 (``libxcb-cursor0`` first of all); without them Qt prints a page of advice and aborts
 the process (exit 134). This check runs before any Qt import and says in one line which
-package to install. No Qt here: it is tested headless by faking the library lookup.
+package to install. With every library there but no X server at ``DISPLAY``, Qt aborts the
+same way (blaming libxcb-cursor0 all the same), so the display is probed too. No Qt here:
+it is tested headless by faking the library lookup and the probe.
 """
 from __future__ import annotations
 
@@ -59,11 +61,33 @@ def loadable(soname: str) -> bool:
     return True
 
 
+def display_reachable(display: str) -> bool:
+    """Whether an X server answers at ``display`` (libxcb's own connect, as Qt's is)."""
+    try:
+        xcb = ctypes.CDLL("libxcb.so.1")
+    except OSError:
+        return True   # cannot tell: let Qt try
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+    connection = xcb.xcb_connect(display.encode(), None)
+    if not connection:
+        return False
+    try:
+        return xcb.xcb_connection_has_error(connection) == 0
+    finally:
+        xcb.xcb_disconnect(connection)
+
+
 def startup_problem(environ: Mapping[str, str] | None = None, platform: str | None = None,
-                    is_loadable: Callable[[str], bool] | None = None) -> str | None:
+                    is_loadable: Callable[[str], bool] | None = None,
+                    reachable: Callable[[str], bool] | None = None) -> str | None:
     """One line saying why Qt would abort on this machine, or None when it can start.
-    ``is_loadable``: the library lookup (default :func:`loadable`)."""
+    ``is_loadable``, ``reachable``: the library lookup and the X server probe (defaults
+    :func:`loadable`, :func:`display_reachable`)."""
     is_loadable = is_loadable or loadable
+    reachable = reachable or display_reachable
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
     if not platform.startswith("linux") or not _uses_xcb(environ):
@@ -75,7 +99,12 @@ def startup_problem(environ: Mapping[str, str] | None = None, platform: str | No
                 "desktop session, or run the command-line tool, e.g. `python main.py --help`")
     missing = [package for library, package in XCB_LIBRARIES if not is_loadable(library)]
     if not missing:
-        return None
+        display = environ["DISPLAY"]
+        if reachable(display):
+            return None
+        # Qt would abort here too, blaming libxcb-cursor0 (its hint for any xcb failure)
+        return (f"no X server answers at DISPLAY={display}: start the app from a desktop session "
+                f"(or under xvfb-run), or run the command-line tool, e.g. `python main.py --help`")
     return (f"the window cannot open: Qt's X11 support needs {', '.join(missing)}; install "
             f"{'it' if len(missing) == 1 else 'them'} (Debian/Ubuntu: sudo apt-get install "
             f"{' '.join(missing)})")
