@@ -43,10 +43,12 @@ def demo_gold() -> Corpus:
 
 
 def demo_guidelines() -> str:
-    """The demo project's annotation guidelines (Markdown, for the i2b2-2014 labels)."""
-    from .resources import resource_path
+    """The demo project's annotation guidelines (Markdown, for the i2b2-2014 labels); ""
+    when the file is missing (the demo works without them)."""
+    from .resources import RESOURCES
 
-    return resource_path("demo", "guidelines.md").read_text(encoding="utf-8")
+    path = RESOURCES / "demo" / "guidelines.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 def open_or_create_demo(path: str | os.PathLike | None = None,
@@ -70,7 +72,8 @@ def open_or_create_demo(path: str | os.PathLike | None = None,
         report(progress, "demo", 0, 3, "importing the demo notes")
         with Project.create(tmp, labels=gold.labels()) as project:
             project.import_corpus(gold.without_spans(), source="model", progress=progress)
-            set_guidelines(project, demo_guidelines())
+            if demo_guidelines():
+                set_guidelines(project, demo_guidelines())
             report(progress, "demo", 1, 3, "pre-annotating the first batch with rules")
             next_batch(project, DEMO_BATCH_SIZE, DEMO_STRATEGY, progress=progress)
             report(progress, "demo", 2, 3, "done")
