@@ -332,14 +332,27 @@ class NoteEditor(QPlainTextEdit):
         if not self.show_chips or not ranges:
             return
         painter = QPainter(self.viewport())
+        try:   # a painter left active by an exception takes the process down
+            self._paint_chips(painter, event, ranges)
+        finally:
+            painter.end()
+
+    def _paint_chips(self, painter: QPainter, event, ranges: list) -> None:
         painter.setRenderHint(QPainter.Antialiasing)
         painter.setFont(self._chip_font)
         offset = self.contentOffset()
         bottom = event.rect().bottom()
         top = event.rect().top()
         block = self.firstVisibleBlock()
-        # spans by their last character, to find those ending in a block
-        ends = sorted((r[2] - 1, i) for i, r in enumerate(ranges) if r[7] is not None)
+        # spans by their last character; of spans ending on the same character only the one
+        # drawn on top has its gap (the highlighter's last format wins), so only its chip
+        on_top: dict[int, int] = {}
+        for i, r in enumerate(ranges):
+            if r[7] is not None:
+                j = on_top.get(r[2] - 1)
+                if j is None or r[0] >= ranges[j][0]:
+                    on_top[r[2] - 1] = i
+        ends = sorted(on_top.items())
         end_keys = [e for e, _ in ends]
         ascent = self._chip_metrics.ascent()
         chip_h = self._chip_metrics.height()
@@ -371,7 +384,6 @@ class NoteEditor(QPlainTextEdit):
                     painter.drawText(QPointF(x + CHIP_PAD, y + ascent), text)
                     self.painted_chips.append((r[3], text, rect))
             block = block.next()
-        painter.end()
 
     def reveal(self, span_id: int) -> None:
         span = next((s for s in self.spans if s.id == span_id), None)

@@ -107,3 +107,13 @@ def test_span_text_follows_a_dark_palette(qtbot):
         assert contrast_ratio(fg, bg) >= MIN_CONTRAST, (fg, bg)
         assert fmt.background().style().name == "NoBrush" or QColor(bg).lightnessF() < 0.5 \
             or fmt.foreground().color().lightnessF() < 0.5
+
+
+def test_spans_ending_together_show_one_chip_the_top_ones(qtbot):
+    """A rejected model span and the annotator's span over the same words: one gap, one chip."""
+    editor = make_editor(qtbot)
+    both = spans() + [SimpleNamespace(id=8, start=29, end=33, label="PATIENT", status="rejected")]
+    editor.set_spans(both, selected_id=None)
+    editor.grab()
+    ending_at_33 = [(span_id, text) for span_id, text, _ in editor.painted_chips if span_id in (2, 8)]
+    assert ending_at_33 == [(2, "DOCTOR ✓")]
