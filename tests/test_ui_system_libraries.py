@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-
-from conftest import ROOT
 
 from deid_annotator.ui.system_libraries import APT_PACKAGES, XCB_LIBRARIES, startup_problem
 from deid_annotator.ui.system_libraries import display_reachable as real_probe
 
+ROOT = Path(__file__).resolve().parents[1]
 X11 = {"DISPLAY": ":0"}
 
 

@@ -30,7 +30,7 @@ _FAMILY_ORDER = tuple(OKABE_ITO)
 #: Span states as :meth:`AnnotationSession.state` names them.
 STATES = ("pending", "pending_low", "accepted", "corrected", "rejected")
 #: Written in the chip after the label, so the state reads without colour.
-STATE_MARK = {"pending": "?", "pending_low": "?", "accepted": "✓", "corrected": "✎", "rejected": "✗"}
+STATE_MARK = {"pending": "?", "pending_low": "??", "accepted": "✓", "corrected": "✎", "rejected": "✗"}
 STATE_TEXT = {"pending": "proposed", "pending_low": "low confidence", "accepted": "accepted",
               "corrected": "corrected", "rejected": "rejected"}
 #: WCAG 2 AA for normal text.

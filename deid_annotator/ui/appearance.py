@@ -50,7 +50,6 @@ class Appearance:
     def __init__(self, app: QApplication):
         self.app = app
         self.system_style = app.style().name()
-        self.system_palette = QPalette(app.palette())
         self.scheme = "system"
 
     def apply(self, scheme: str) -> None:
@@ -58,11 +57,15 @@ class Appearance:
             scheme = "system"
         hints = self.app.styleHints()
         if scheme == "system":
+            if self.scheme == "system":
+                return   # nothing overridden: leave Qt following the desktop untouched
             if hasattr(hints, "unsetColorScheme"):
                 hints.unsetColorScheme()
             if self.app.style().name() != self.system_style:
                 self.app.setStyle(self.system_style)
-            self.app.setPalette(self.system_palette)
+            # a default palette (no colour set) makes Qt follow the platform's again,
+            # including later light/dark switches of the desktop; a copy would freeze it
+            self.app.setPalette(QPalette())
         else:
             if hasattr(hints, "setColorScheme"):   # window frames follow too (Qt >= 6.8)
                 hints.setColorScheme(Qt.ColorScheme.Dark if scheme == "dark" else Qt.ColorScheme.Light)

@@ -26,6 +26,7 @@ def test_view_colours_switch_the_palette_and_restyle_the_spans(window, qtbot):
     finally:
         window.scheme_actions["system"].trigger()
     assert app.palette().color(QPalette.Base).name() == system_base
+    assert app.palette().resolveMask() == 0      # Qt follows the desktop again, later switches too
     assert AppConfig.load().color_scheme == "system"
 
 
