@@ -19,8 +19,9 @@ should need fewer corrections than the last.
 
 **Reading the note.** Each span is shaded in its label's colour and ends in a chip with the
 label's name and its state: `?` proposed, `??` proposed with low confidence (paler, dashed
-underline), `✓` accepted, `✎` corrected, `✗` rejected (struck out). The labels and their keys are on the right, with the project's
-annotation guidelines under them (Help ▸ Annotation guidelines).
+underline), `✓` accepted, `✎` corrected, `✗` rejected (struck out). The labels and their
+keys are on the right, with the project's annotation guidelines under them (Help ▸
+Annotation guidelines).
 
 **The keys.**
 

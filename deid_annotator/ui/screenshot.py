@@ -1,7 +1,8 @@
 """Take the README's screenshot: the main window on the demo project, mid-annotation.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot docs/screenshot.png
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot docs/screenshot-dark.png --scheme dark
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot \
+        docs/screenshot-dark.png --scheme dark
     QT_SCALE_FACTOR=2 xvfb-run -a -s "-screen 0 3200x2000x24" python -m deid_annotator.ui.screenshot shot@2x.png
 
 Runs on a real X server (Xvfb: ``apt-get install xvfb``), with a private config folder
