@@ -66,6 +66,26 @@ def test_the_probe_says_no_for_a_display_nobody_serves():
     assert real_probe(":4321") is False
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux shared libraries")
+def test_a_frozen_app_finds_the_libraries_it_bundles(tmp_path, monkeypatch):
+    import ctypes.util
+    import shutil
+
+    from deid_annotator.ui.system_libraries import loadable
+
+    real = ctypes.util.find_library("z")
+    if real is None:
+        pytest.skip("no libz to stand in for a bundled library")
+    found = next((p for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64")
+                  if os.path.exists(p := os.path.join(d, real))), None)
+    if found is None:
+        pytest.skip("libz's file not found")
+    shutil.copy(found, tmp_path / "libdeid-bundled-test.so.0")
+    assert not loadable("libdeid-bundled-test.so.0")
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    assert loadable("libdeid-bundled-test.so.0")
+
+
 def test_no_display_says_so_and_points_to_the_cli():
     line = startup_problem({}, "linux", lambda soname: True)
     assert "DISPLAY" in line and "command-line" in line

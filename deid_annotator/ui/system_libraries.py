@@ -52,13 +52,23 @@ def _uses_xcb(environ: Mapping[str, str]) -> bool:
     return not environ.get("WAYLAND_DISPLAY")
 
 
+def _bundled(soname: str) -> list[str]:
+    """Where a frozen app (PyInstaller) keeps the libraries it ships: Qt finds them there."""
+    root = getattr(sys, "_MEIPASS", None)
+    if not root:
+        return []
+    return [os.path.join(root, soname), os.path.join(root, "PySide6", "Qt", "lib", soname)]
+
+
 def loadable(soname: str) -> bool:
     """Whether the dynamic loader finds this library (as it will for Qt's plugin)."""
-    try:
-        ctypes.CDLL(soname)
-    except OSError:
-        return False
-    return True
+    for candidate in (soname, *_bundled(soname)):
+        try:
+            ctypes.CDLL(candidate)
+        except OSError:
+            continue
+        return True
+    return False
 
 
 def display_reachable(display: str) -> bool:
