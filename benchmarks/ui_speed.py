@@ -5,10 +5,11 @@
 Measures, offscreen (QT_QPA_PLATFORM=offscreen unless a display is set):
 
 * open + highlight: opening a 20,000-character note with 200 pre-annotated spans
-  (reading it and its spans from the project, setting the text, 200 ExtraSelections,
-  one paint), the same note sprinkled with emoji (non-BMP offsets), median of 5;
+  (reading it and its spans from the project, setting the text, highlighting the 200
+  spans with their label chips, one paint), the same note sprinkled with emoji (non-BMP
+  offsets), and the first note with the label chips turned off, median of 7;
 * accept all: accepting the 200 spans (one store transaction with its audit rows,
-  re-reading the spans, re-highlighting), median of 5 (undone between runs);
+  re-reading the spans, re-highlighting), median of 7 (undone between runs);
 * the longest event-loop stall while a retrain runs: a 10 ms QTimer heartbeat while a
   CRF is trained on ``--notes`` synthetic gold notes, in the app's child process (what the
   app does) and, for comparison, in a thread of the app's process (``RetrainJob.start``).
@@ -102,6 +103,15 @@ def editor_figures(app, runs: int = 7) -> list[tuple[str, float, float, str]]:
             assert len(window.editor.highlighted_ranges()) == 200
             rows.append(_row(f"open + highlight ({len(note.text):,} chars, 200 spans"
                              + (", emoji)" if "emoji" in note.id else ")"), samples, "50"))
+        # the label chips' share: the plain note again with chips off (View ▸ Label chips)
+        window.editor.set_show_chips(False)
+        samples = []
+        for _ in range(runs):
+            s.open_note(notes[1].id)
+            app.processEvents()
+            samples.append(_timed(lambda: s.open_note(notes[0].id), app))
+        rows.append(_row("  the same without label chips", samples, "—"))
+        window.editor.set_show_chips(True)
         s.open_note(notes[0].id)
         app.processEvents()
         samples, store = [], []

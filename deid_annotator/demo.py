@@ -42,12 +42,22 @@ def demo_gold() -> Corpus:
     return generate_corpus(DEMO_SIZE, seed=DEMO_SEED)
 
 
+def demo_guidelines() -> str:
+    """The demo project's annotation guidelines (Markdown, for the i2b2-2014 labels); ""
+    when the file is missing (the demo works without them)."""
+    from .resources import RESOURCES
+
+    path = RESOURCES / "demo" / "guidelines.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
 def open_or_create_demo(path: str | os.PathLike | None = None,
                         progress: Progress | None = None) -> Path:
     """The demo project's path (``path``, or ``demo.db`` in the user data folder), created
     with its first pre-annotated batch if it does not exist yet."""
     from .loop.batches import next_batch
     from .store import Project
+    from .store.guidelines import set_guidelines
 
     path = Path(path) if path is not None else default_demo_path()
     if path.exists():
@@ -62,6 +72,8 @@ def open_or_create_demo(path: str | os.PathLike | None = None,
         report(progress, "demo", 0, 3, "importing the demo notes")
         with Project.create(tmp, labels=gold.labels()) as project:
             project.import_corpus(gold.without_spans(), source="model", progress=progress)
+            if demo_guidelines():
+                set_guidelines(project, demo_guidelines())
             report(progress, "demo", 1, 3, "pre-annotating the first batch with rules")
             next_batch(project, DEMO_BATCH_SIZE, DEMO_STRATEGY, progress=progress)
             report(progress, "demo", 2, 3, "done")

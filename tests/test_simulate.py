@@ -114,6 +114,10 @@ def test_demo_project_is_created_once(tmp_path, capsys):
         assert ids == project.note_ids()[:10]
         model = project.corpus("model", note_ids=ids)
         assert sum(len(n.spans) for n in model.notes) > 0   # pre-annotated (rules)
+        from deid_annotator.demo import demo_guidelines
+        from deid_annotator.store.guidelines import guidelines
+
+        assert guidelines(project) == demo_guidelines()     # the demo ships its guidelines
     mtime = db.stat().st_mtime_ns
     assert open_or_create_demo(db) == db and db.stat().st_mtime_ns == mtime  # reused
     assert not [p for p in os.listdir(db.parent) if p != "demo.db"]

@@ -35,6 +35,10 @@ def data_dir() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False))
 
 
+#: View ▸ Colours choices.
+COLOR_SCHEMES = ("system", "light", "dark")
+
+
 @dataclass
 class AppConfig:
     annotator: str = ""
@@ -46,6 +50,11 @@ class AppConfig:
     strategy: str = "active"
     low_confidence: float = 0.5
     idle_seconds: float = 60.0
+    # View ▸ Colours: "system" follows the desktop, "light" or "dark" overrides it
+    color_scheme: str = "system"
+    label_chips: bool = True
+    # the first-run guide (Help ▸ Getting started) opens by itself once
+    guide_shown: bool = False
 
     @classmethod
     def path(cls) -> Path:
@@ -67,6 +76,8 @@ class AppConfig:
             config.strategy = "active"
         if not isinstance(config.recent_projects, list):
             config.recent_projects = []
+        if config.color_scheme not in COLOR_SCHEMES:
+            config.color_scheme = "system"
         return config
 
     def save(self) -> None:

@@ -15,6 +15,8 @@ import string
 from dataclasses import dataclass
 from typing import Sequence
 
+from .palette import label_colors  # label -> its colour on a light background
+
 
 @dataclass(frozen=True, slots=True)
 class Command:
@@ -80,18 +82,7 @@ def key_to_label(labels: Sequence[str]) -> dict[str, str]:
 
 
 # -- colours ----------------------------------------------------------------------------
-#: Hand-picked pastel backgrounds for the first labels (readable under black text).
-_PALETTE = ("#ffb3ba", "#bae1ff", "#baffc9", "#ffdfba", "#e0bbff", "#fff5ba", "#b5ead7",
-            "#ffc8dd", "#c7ceea", "#f1cbff", "#d4f0a0", "#ffd6a5", "#a0e7e5", "#f7c6a3")
-
-
-def label_color(index: int) -> str:
-    """A background colour (#rrggbb) for the label at ``index`` of the project's labels."""
-    if index < len(_PALETTE):
-        return _PALETTE[index]
-    hue = (index * 0.618033988749895) % 1.0
-    r, g, b = colorsys.hls_to_rgb(hue, 0.80, 0.70)
-    return "#{:02x}{:02x}{:02x}".format(round(r * 255), round(g * 255), round(b * 255))
+# Label colours come from :mod:`.palette` (Okabe–Ito hue families by HIPAA category).
 
 
 def darker(color: str, factor: float = 0.55) -> str:
@@ -102,5 +93,5 @@ def darker(color: str, factor: float = 0.55) -> str:
     return "#{:02x}{:02x}{:02x}".format(round(r * 255), round(g * 255), round(b * 255))
 
 
-def label_colors(labels: Sequence[str]) -> dict[str, str]:
-    return {label: label_color(i) for i, label in enumerate(labels)}
+__all__ = ["COMMANDS", "COMMANDS_BY_NAME", "KEY_TO_COMMAND", "Command", "darker", "key_to_label",
+           "label_colors", "label_keys"]

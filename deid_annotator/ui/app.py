@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .system_libraries import check_or_exit
+
+    check_or_exit()   # before Qt: it aborts the process when the X11 libraries are missing
     from PySide6.QtWidgets import QApplication
 
     from .. import __version__
@@ -46,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.excepthook = excepthook
     config = AppConfig.load()
+    from .appearance import appearance
+
+    appearance().apply(config.color_scheme)
     if args.annotator:
         config.annotator = args.annotator.strip()
         config.save()
@@ -58,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     if not window._ensure_annotator():
         return 1
     open_at_start(window, args, config)
+    from .first_run import show_once
+
+    show_once(window)   # the short guide, on the first start only
     return app.exec()
 
 

@@ -2,7 +2,12 @@
 
 A ``QPlainTextEdit`` (fast for long notes: it lays out only what is visible) with the
 spans painted by a ``QSyntaxHighlighter`` (formats cached per (label, state, selected);
-a change re-paints only the blocks of the spans that changed).
+a change re-paints only the blocks of the spans that changed). Each span ends in a
+label chip ("DOCTOR ✓"), as brat and displaCy show them: the span's last character gets
+extra letter spacing (its advance grows by the chip's width; no character is inserted,
+so offsets, selection and the caret are those of the note) and :meth:`paintEvent` draws
+the chips into those gaps. Colours come from :mod:`deid_annotator.annotation.palette`
+for the palette in use (light or dark Base colour), re-made when the palette changes.
 It knows nothing of the project: it draws the spans it is given and turns keys and
 clicks into signals carrying code-point offsets (converted by :mod:`.offsets`).
 
@@ -15,12 +20,13 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QKeyEvent, QSyntaxHighlighter, QTextCharFormat,
-                           QTextCursor)
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QKeyEvent, QPainter, QPalette,
+                           QPen, QSyntaxHighlighter, QTextCharFormat, QTextCursor)
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip
 
-from ..annotation.keymap import KEY_TO_COMMAND, darker
+from ..annotation.keymap import KEY_TO_COMMAND
+from ..annotation.palette import SpanStyle, Theme, Tone, label_tones, span_style
 from .offsets import OffsetMap, display_text
 
 _KEY_NAMES = {
@@ -35,9 +41,9 @@ _EDGE_COMMANDS = {"end_right", "end_left", "start_left", "start_right"}
 #: Qt's own spelling of a few keys, for QKeySequence.
 QT_KEY_SPELLING = {"Delete": "Del", "Escape": "Esc"}
 
-REJECTED_GREY = "#8a8a8a"
-#: The selected span: one colour for every label, so it is never missed.
-SELECTED_BG = "#1f3a93"
+#: Horizontal padding inside a chip and space between the span and its chip (pixels).
+CHIP_PAD = 3
+CHIP_GAP = 3
 
 
 def key_string(event: QKeyEvent) -> str:
@@ -73,44 +79,37 @@ def label_key_of(event: QKeyEvent) -> str | None:
     return None
 
 
-def _mix(color: str, white: float) -> QColor:
-    c = QColor(color)
-    return QColor(round(c.red() + (255 - c.red()) * white), round(c.green() + (255 - c.green()) * white),
-                  round(c.blue() + (255 - c.blue()) * white))
+_UNDERLINE = {"solid": QTextCharFormat.UnderlineStyle.SingleUnderline,
+              "dash": QTextCharFormat.UnderlineStyle.DashUnderline,
+              "dot": QTextCharFormat.UnderlineStyle.DotLine}
 
 
-def span_format(color: str, state: str, selected: bool = False) -> QTextCharFormat:
-    """How a span looks. accepted/corrected: full label colour; pending: lighter, solid
-    underline; low-confidence pending: very light, dashed underline; rejected: grey,
-    struck out. The selected span: white on dark blue, underlined in the label's colour."""
+def theme_of(palette: QPalette) -> Theme:
+    """The palette's text colours as the Qt-free palette module sees them."""
+    return Theme.of(palette.color(QPalette.Base).name(), palette.color(QPalette.Text).name())
+
+
+def span_format(style: SpanStyle) -> QTextCharFormat:
+    """A span's character format: its colours (text colour always set, so a dark palette's
+    light text never lands on a light background), underline and strike-out."""
     fmt = QTextCharFormat()
-    dark = QColor(darker(color))
-    if state in ("accepted", "corrected"):
-        fmt.setBackground(QColor(color))
-        if state == "corrected":
-            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-            fmt.setUnderlineColor(dark)
-    elif state == "pending":
-        fmt.setBackground(_mix(color, 0.55))
-        fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        fmt.setUnderlineColor(dark)
-    elif state == "pending_low":
-        fmt.setBackground(_mix(color, 0.82))
-        fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
-        fmt.setUnderlineColor(dark)
-    elif state == "rejected":
-        fmt.setForeground(QColor(REJECTED_GREY))
+    if style.background is not None:
+        fmt.setBackground(QColor(style.background))
+    fmt.setForeground(QColor(style.foreground))
+    if style.underline:
+        fmt.setUnderlineStyle(_UNDERLINE[style.underline])
+        fmt.setUnderlineColor(QColor(style.underline_color))
+    if style.strike:
         fmt.setFontStrikeOut(True)
-    if selected:
-        if state == "rejected":
-            fmt.setBackground(QColor("#d0d0d0"))
-            fmt.setForeground(QColor("#303030"))
-        else:
-            fmt.setBackground(QColor(SELECTED_BG))
-            fmt.setForeground(QColor("white"))
-            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-            fmt.setUnderlineColor(QColor(color))
     return fmt
+
+
+def chip_tail_format(fmt: QTextCharFormat, gap: float) -> QTextCharFormat:
+    """The span's format for its last character, widened by ``gap`` pixels for the chip."""
+    tail = QTextCharFormat(fmt)
+    tail.setFontLetterSpacingType(QFont.AbsoluteSpacing)
+    tail.setFontLetterSpacing(gap)
+    return tail
 
 
 class SpanHighlighter(QSyntaxHighlighter):
@@ -118,7 +117,8 @@ class SpanHighlighter(QSyntaxHighlighter):
 
     Unlike ExtraSelections it needs no QTextCursor per span (each one lays out its
     block), and a change of a few spans re-paints only their blocks. ``ranges``: tuples
-    ``(order, qt_start, qt_end, span_id, format, key)``; a higher order paints on top.
+    ``(order, qt_start, qt_end, span_id, format, key, tail_format, chip)``; a higher order
+    paints on top; ``tail_format`` (the chip's gap) goes on the span's last character.
     """
 
     #: More changed spans than this: re-highlight the whole note at once.
@@ -169,10 +169,13 @@ class SpanHighlighter(QSyntaxHighlighter):
             return
         hits = [r for r in self.ranges[lo:hi] if r[1] < end and r[2] > start]
         hits.sort(key=lambda r: r[0])
-        for order, a, b, _, fmt, _ in hits:
+        for order, a, b, _, fmt, _, tail, _ in hits:
+            last = b - 1
             a, b = max(a, start), min(b, end)
             if b > a:
                 self.setFormat(a - start, b - a, fmt)
+                if tail is not None and start <= last < end:
+                    self.setFormat(last - start, 1, tail)
 
 
 class NoteEditor(QPlainTextEdit):
@@ -204,6 +207,15 @@ class NoteEditor(QPlainTextEdit):
         self.spans: list = []             # StoredSpan-like: id, start, end, label, status
         self.selected_id: int | None = None
         self.colors: dict[str, str] = {}
+        self.tones: dict[str, Tone] = {}
+        self.show_chips = True
+        self._chip_font = QFont(font)
+        self._chip_font.setPointSizeF(max(6.0, font.pointSizeF() * 0.72))
+        self._chip_metrics = QFontMetricsF(self._chip_font)
+        self._chip_widths: dict[str, float] = {}
+        self.theme = theme_of(self.palette())
+        #: the chips drawn by the last paint: (span id, chip text, QRectF) (tests)
+        self.painted_chips: list[tuple[int, str, QRectF]] = []
         self.state_of: Callable = lambda span: span.status
         self.tooltip_for: Callable[[int], str | None] = lambda offset: None
         self.label_keys: set[str] = set()
@@ -216,8 +228,43 @@ class NoteEditor(QPlainTextEdit):
 
     # -- content -------------------------------------------------------------------------------
     def set_colors(self, colors: dict[str, str]) -> None:
+        """The project's labels (in order) with their light-theme colours; the editor takes
+        each label's tone from the palette module, for whatever palette is in use."""
         self.colors = dict(colors)
+        self.tones = label_tones(list(colors))
         self._formats.clear()
+
+    def set_show_chips(self, on: bool) -> None:
+        """Label chips after the spans (on) or colours alone (off)."""
+        if on != self.show_chips:
+            self.show_chips = on
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """Formats re-made for the current palette and chip setting, every block redrawn."""
+        self._formats.clear()
+        self.theme = theme_of(self.palette())
+        self.highlighter.ranges = []
+        self.highlighter._starts = []
+        self.highlight()
+        self.viewport().update()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and \
+                theme_of(self.palette()) != self.theme:
+            self._restyle()
+
+    def style_of(self, label: str, state: str, selected: bool) -> SpanStyle:
+        tone = self.tones.get(label) or label_tones([label])[label]
+        return span_style(label, tone, state, selected, self.theme)
+
+    def _chip_width(self, text: str) -> float:
+        width = self._chip_widths.get(text)
+        if width is None:
+            width = self._chip_widths[text] = self._chip_metrics.horizontalAdvance(text) + 2 * CHIP_PAD \
+                + 2 * CHIP_GAP
+        return width
 
     def set_note(self, text: str, spans: Sequence, selected_id: int | None = None) -> None:
         """Show a note with its spans (everything replaced)."""
@@ -244,12 +291,20 @@ class NoteEditor(QPlainTextEdit):
         if reveal and selected_id is not None:
             self.reveal(selected_id)
 
-    def _format(self, label: str, state: str, selected: bool) -> QTextCharFormat:
+    def _format(self, label: str, state: str, selected: bool) -> tuple:
+        """(format, tail format or None, (chip text, chip colour, chip text colour) or None)."""
         key = (label, state, selected)
-        fmt = self._formats.get(key)
-        if fmt is None:
-            fmt = self._formats[key] = span_format(self.colors.get(label, "#dddddd"), state, selected)
-        return fmt
+        made = self._formats.get(key)
+        if made is None:
+            style = self.style_of(label, state, selected)
+            fmt = span_format(style)
+            if self.show_chips:
+                chip = (style.chip_text, QColor(style.chip_background), QColor(style.chip_foreground))
+                made = (fmt, chip_tail_format(fmt, self._chip_width(style.chip_text)), chip)
+            else:
+                made = (fmt, None, None)
+            self._formats[key] = made
+        return made
 
     def highlight(self) -> None:
         """Give the highlighter the spans (Qt positions, formats) and redraw what changed."""
@@ -260,13 +315,75 @@ class NoteEditor(QPlainTextEdit):
             state = self.state_of(span)
             # drawing order: rejected first, the selected span last (on top)
             order = 2 if selected else (0 if state == "rejected" else 1)
-            ranges.append((order, to_qt(span.start), to_qt(span.end), span.id,
-                           self._format(span.label, state, selected), (span.label, state, selected)))
+            fmt, tail, chip = self._format(span.label, state, selected)
+            ranges.append((order, to_qt(span.start), to_qt(span.end), span.id, fmt,
+                           (span.label, state, selected), tail, chip))
         self.highlighter.set_ranges(ranges)
 
     def highlighted_ranges(self) -> list[tuple[int, int, str, str, bool]]:
         """(Qt start, Qt end, label, state, selected) of each highlighted span (tests)."""
         return [(r[1], r[2], *r[5]) for r in sorted(self.highlighter.ranges, key=lambda r: (r[1], r[2]))]
+
+    # -- chips ------------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        self.painted_chips = []
+        ranges = self.highlighter.ranges
+        if not self.show_chips or not ranges:
+            return
+        painter = QPainter(self.viewport())
+        try:   # a painter left active by an exception takes the process down
+            self._paint_chips(painter, event, ranges)
+        finally:
+            painter.end()
+
+    def _paint_chips(self, painter: QPainter, event, ranges: list) -> None:
+        painter.setRenderHint(QPainter.Antialiasing)
+        painter.setFont(self._chip_font)
+        offset = self.contentOffset()
+        bottom = event.rect().bottom()
+        top = event.rect().top()
+        block = self.firstVisibleBlock()
+        # spans by their last character; of spans ending on the same character only the one
+        # drawn on top has its gap (the highlighter's last format wins), so only its chip
+        on_top: dict[int, int] = {}
+        for i, r in enumerate(ranges):
+            if r[7] is not None:
+                j = on_top.get(r[2] - 1)
+                if j is None or r[0] >= ranges[j][0]:
+                    on_top[r[2] - 1] = i
+        ends = sorted(on_top.items())
+        end_keys = [e for e, _ in ends]
+        ascent = self._chip_metrics.ascent()
+        chip_h = self._chip_metrics.height()
+        while block.isValid():
+            geometry = self.blockBoundingGeometry(block).translated(offset)
+            if geometry.top() > bottom:
+                break
+            if block.isVisible() and geometry.bottom() >= top:
+                position = block.position()
+                layout = block.layout()
+                lo = bisect_left(end_keys, position)
+                hi = bisect_left(end_keys, position + block.length())
+                for _, i in ends[lo:hi]:
+                    r = ranges[i]
+                    last = r[2] - 1 - position
+                    line = layout.lineForTextPosition(last)
+                    if not line.isValid():
+                        continue
+                    text, background, foreground = r[7]
+                    right = line.cursorToX(last + 1)[0]
+                    width = self._chip_width(text) - 2 * CHIP_GAP
+                    x = geometry.left() + right - width - CHIP_GAP
+                    y = geometry.top() + line.y() + (line.height() - chip_h) / 2
+                    rect = QRectF(x, y, width, chip_h)
+                    painter.setPen(Qt.NoPen)
+                    painter.setBrush(background)
+                    painter.drawRoundedRect(rect, 3, 3)
+                    painter.setPen(QPen(foreground))
+                    painter.drawText(QPointF(x + CHIP_PAD, y + ascent), text)
+                    self.painted_chips.append((r[3], text, rect))
+            block = block.next()
 
     def reveal(self, span_id: int) -> None:
         span = next((s for s in self.spans if s.id == span_id), None)

@@ -35,7 +35,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import project_dialogs
+from . import appearance, first_run, guidelines, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, open_project_interactively, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -169,8 +169,11 @@ class MainWindow(QMainWindow):
         for w in (self.job_label, self.job_bar, self.job_cancel):
             bar.addPermanentWidget(w)
             w.hide()
+        project_location.install(self)
         self._make_actions()
         self._make_menus()
+        guidelines.install(self)
+        first_run.install(self)
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -219,6 +222,8 @@ class MainWindow(QMainWindow):
         a("release_report", "&Release report…", self.release_report, (),
           "one HTML file for an IRB: the corpus, the gold's and the model's quality, PHI that may remain")
         a("quit", "&Quit", self.close, ("Ctrl+Q",))
+        a("show_folder", "Show project &folder", lambda: project_location.open_folder(self), (),
+          "open the folder that holds this project's file")
         a("set_name", "Annotator &name…", self.change_annotator, (), "who you are in the audit log")
         a("new_label", "&New label…", self.new_label, (), "add a label to the project's label set")
         a("next_batch", "Next &batch", lambda: self.next_batch(self.batch_panel.size_combo.currentData(),
@@ -245,6 +250,7 @@ class MainWindow(QMainWindow):
         for name in ("new_project", "open_project", "open_demo", None, "import", "export", "release_report",
                      None, "change_passphrase", None, "quit"):
             m.addSeparator() if name is None else m.addAction(get(name))
+        m.insertAction(get("import"), get("show_folder"))
         m = bar.addMenu("&Edit")
         for name in ("undo", "redo", None, "set_name"):
             m.addSeparator() if name is None else m.addAction(get(name))
@@ -267,6 +273,9 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         for dock in (self.batch_dock, self.legend_dock, self.propagation_dock):
             m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        appearance.add_view_actions(self, m)
+        note_finder.install(self)
         m = bar.addMenu("&Help")
         m.addAction(get("keys_help"))
         m.addAction(get("about"))
@@ -326,6 +335,8 @@ class MainWindow(QMainWindow):
             self.close_project()
             return False
         self.session.subscribe(self._on_session)
+        self.note_finder.attach(self.session)
+        self.guidelines_view.show_project(project)
         self.editor.set_colors(self.session.label_colors)
         self.editor.label_keys = set(self.session.key_labels)
         self.editor.state_of = self.session.state
@@ -333,6 +344,7 @@ class MainWindow(QMainWindow):
         self._make_label_actions()
         self.config.remember_project(project.path)
         self.setWindowTitle(window_title(project))
+        project_location.show(self, project.path)
         self.mode_label.setText(mode_text(project))
         self.mode_label.setVisible(project.read_only)
         self.batch_panel.project_read_only = project.read_only
@@ -366,6 +378,8 @@ class MainWindow(QMainWindow):
         self.editor.set_note("", [])
         self.mode_label.hide()
         self.setWindowTitle("deid-annotator")
+        project_location.show(self, None)
+        self.guidelines_view.show_project(None)
         self._update_actions()
 
     def open_project_dialog(self) -> None:
@@ -636,6 +650,7 @@ class MainWindow(QMainWindow):
         get["new_label"].setEnabled(writable)
         get["export"].setEnabled(s is not None)
         get["release_report"].setEnabled(self.project is not None and not busy)
+        get["show_folder"].setEnabled(self.project is not None)
         get["next_batch"].setEnabled(writable and not busy)
         get["submit"].setEnabled(editable and s.batch is not None and not busy)
         get["cancel_job"].setEnabled(busy)

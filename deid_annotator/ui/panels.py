@@ -7,20 +7,35 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QTextCursor
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from ..annotation.config import BATCH_SIZES, STRATEGIES
-from ..annotation.keymap import darker
-from .editor import span_format
+from ..annotation.palette import STATE_TEXT, is_dark, label_tones, readable_on, span_style
+from .editor import span_format, theme_of
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
 STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
 STATUS_COLOR = {"todo": "#666666", "in_progress": "#b06000", "done": "#1a7f37"}
+#: The same on a dark Base colour.
+STATUS_COLOR_DARK = {"todo": "#b0b0b0", "in_progress": "#f0a040", "done": "#5cc878"}
+
+
+def status_color(status: str, base: QColor) -> QColor:
+    """A note status's colour, readable (>= 4.5:1) on the list's background."""
+    base_name = base.name()
+    colors = STATUS_COLOR_DARK if is_dark(base_name) else STATUS_COLOR
+    return QColor(readable_on(base_name, colors.get(status, "#000000")))
+
+
+def muted(label: QLabel) -> QLabel:
+    """A hint's text: the palette's placeholder colour, so it follows light and dark palettes."""
+    label.setForegroundRole(QPalette.PlaceholderText)
+    return label
 
 
 class BatchPanel(QWidget):
@@ -84,6 +99,8 @@ class BatchPanel(QWidget):
         layout.addWidget(self.next_button)
         self._build_min_confidence(layout)
         self._batch_ids: list[int] = []
+        #: note ids -> {note id: (pending, accepted)}: the counts shown after each note (or None)
+        self.counts_for = None
         #: The whole project is open read-only (another instance edits it), not just a batch.
         self.project_read_only = False
 
@@ -120,7 +137,7 @@ class BatchPanel(QWidget):
         layout.addLayout(row)
         self.min_confidence_info = QLabel()
         self.min_confidence_info.setWordWrap(True)
-        self.min_confidence_info.setStyleSheet("color: #555555;")
+        muted(self.min_confidence_info)
         layout.addWidget(self.min_confidence_info)
         self._min_confidence: tuple[float | None, float | None] = (None, 0.0)  # stored, model's
         self._min_confidence_enabled = False
@@ -210,13 +227,17 @@ class BatchPanel(QWidget):
         each note is in the batch (shown in its tooltip)."""
         self.notes.blockSignals(True)
         self.notes.clear()
+        counts = self.counts_for([bn.note_id for bn in batch_notes]) if self.counts_for else {}
         for bn in batch_notes:
             text = f"{STATUS_MARK.get(bn.status, '?')}  {bn.position + 1}. {bn.note_id}"
             if note_labels and note_labels.get(bn.note_id):
                 text += f"  — {note_labels[bn.note_id]}"
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, bn.note_id)
-            item.setForeground(QColor(STATUS_COLOR.get(bn.status, "#000000")))
+            item.setData(Qt.UserRole + 1, text)
+            if bn.note_id in counts:
+                self._show_counts(item, *counts[bn.note_id])
+            item.setForeground(status_color(bn.status, self.notes.palette().color(QPalette.Base)))
             tip = f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}"
             if reasons and reasons.get(bn.note_id):
                 tip += f"\nWhy this note: {reasons[bn.note_id]}"
@@ -249,6 +270,18 @@ class BatchPanel(QWidget):
         self.info.setText(" ".join(t for t in (mine, state) if t))
         self.info.setVisible(bool(self.info.text()))
 
+    @staticmethod
+    def _show_counts(item: QListWidgetItem, pending: int, accepted: int) -> None:
+        item.setText(f"{item.data(Qt.UserRole + 1)}   {pending} pending · {accepted} accepted")
+
+    def update_counts(self, note_id: str, pending: int, accepted: int) -> None:
+        """New span counts for one note (after a decision in it)."""
+        for i in range(self.notes.count()):
+            item = self.notes.item(i)
+            if item.data(Qt.UserRole) == note_id:
+                self._show_counts(item, pending, accepted)
+                return
+
     def _batch_activated(self, index: int) -> None:
         if 0 <= index < len(self._batch_ids):
             self.batchChosen.emit(self._batch_ids[index])
@@ -277,7 +310,7 @@ class LegendPanel(QWidget):
         hint = QLabel("Press a label's key with text selected to add a span, with a span selected "
                       "to change its label.")
         hint.setWordWrap(True)
-        hint.setStyleSheet("color: #555555;")
+        muted(hint)
         layout.addWidget(hint)
         self.states = QTextEdit()
         self.states.setReadOnly(True)
@@ -290,38 +323,48 @@ class LegendPanel(QWidget):
         self._buttons: list[QPushButton] = []
 
     def set_labels(self, labels: Sequence[str], keys: dict[str, str], colors: dict[str, str]) -> None:
+        self._shown = (list(labels), dict(keys))
         for b in self._buttons:
             b.setParent(None)
             b.deleteLater()
         self._buttons = []
         columns = 2
+        theme = theme_of(self.palette())
+        tones = label_tones(list(colors) or list(labels))
         for i, label in enumerate(labels):
             key = keys.get(label, "")
+            tone = tones.get(label) or label_tones([label])[label]
+            style = span_style(label, tone, "accepted", False, theme)
             button = QPushButton(f"{key}  {label}" if key else label)
-            color = colors.get(label, "#dddddd")
             button.setStyleSheet(
-                f"QPushButton {{ background: {color}; color: black; border: 1px solid {darker(color)};"
+                f"QPushButton {{ background: {style.background}; color: {style.foreground};"
+                f" border: 1px solid {style.chip_background}; border-left: 6px solid {style.chip_background};"
                 f" border-radius: 3px; padding: 2px 6px; text-align: left; }}"
-                f"QPushButton:pressed {{ background: {darker(color, 0.85)}; }}")
+                f"QPushButton:pressed {{ background: {style.chip_background}; color: {style.chip_foreground}; }}")
             button.setFocusPolicy(Qt.NoFocus)
             button.setToolTip(f"{label}: press {key} with text or a span selected" if key else label)
             button.clicked.connect(lambda _=False, name=label: self.labelClicked.emit(name))
             self.grid.addWidget(button, i // columns, i % columns)
             self._buttons.append(button)
-        self._draw_states(labels[0] if labels else None, colors)
+        self._colors = dict(colors)
+        self._draw_states(labels[0] if labels else None, tones)
 
-    def _draw_states(self, label: str | None, colors: dict[str, str]) -> None:
-        color = colors.get(label, "#ffb3ba") if label else "#ffb3ba"
-        rows = ([("pending", "proposed", False), ("pending_low", "low confidence", False),
-                 ("accepted", "accepted", False)],
-                [("corrected", "corrected", False), ("rejected", "rejected", False),
+    def _draw_states(self, label: str | None, tones: dict) -> None:
+        """A sample of each span state, as the editor draws it (chip text included)."""
+        theme = theme_of(self.palette())
+        label = label or "LABEL"
+        tone = tones.get(label) or label_tones([label])[label]
+        rows = ([("pending", STATE_TEXT["pending"], False), ("pending_low", STATE_TEXT["pending_low"], False),
+                 ("accepted", STATE_TEXT["accepted"], False)],
+                [("corrected", STATE_TEXT["corrected"], False), ("rejected", STATE_TEXT["rejected"], False),
                  ("pending", "selected", True)])
         self.states.clear()
         cursor = self.states.textCursor()
-        plain = self.states.currentCharFormat()
+        plain = QTextCharFormat()   # a fresh one: the cursor keeps the last sample's format
         for r, row in enumerate(rows):
             for i, (state, text, selected) in enumerate(row):
-                cursor.insertText(text, span_format(color, state, selected))
+                style = span_style(label, tone, state, selected, theme)
+                cursor.insertText(f"{text} {style.chip_text.rsplit(' ', 1)[-1]}", span_format(style))
                 if i < len(row) - 1:
                     cursor.insertText("   ", plain)
             if r == 0:
@@ -330,6 +373,12 @@ class LegendPanel(QWidget):
         doc = self.states.document()
         doc.setTextWidth(max(200, self.states.viewport().width()))
         self.states.setFixedHeight(int(doc.size().height()) + 8)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and \
+                getattr(self, "_shown", None) is not None:
+            self.set_labels(*self._shown, self._colors)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -1,6 +1,9 @@
 """Take the screenshot of the README and docs: the main window on the demo project, mid-annotation.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot docs/screenshot.png
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot \
+        docs/screenshot-dark.png --scheme dark
+    QT_SCALE_FACTOR=2 xvfb-run -a -s "-screen 0 3200x2000x24" python -m deid_annotator.ui.screenshot shot@2x.png
 
 Runs on a real X server (Xvfb: ``apt-get install xvfb``), with a private config folder
 and a fresh demo project in a temporary folder, so the user's own settings and projects
@@ -62,8 +65,14 @@ def make_demo(path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    out = Path(argv[0] if argv else "docs/screenshot.png")
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Take the README's screenshot (under Xvfb).")
+    parser.add_argument("out", nargs="?", default="docs/screenshot.png", type=Path)
+    parser.add_argument("--scheme", choices=("light", "dark", "system"), default="light",
+                        help="View ▸ Colours to show (default: light)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    out = args.out
     tmp = Path(tempfile.mkdtemp(prefix="deid-screenshot-"))
     os.environ["DEID_ANNOTATOR_CONFIG_DIR"] = str(tmp / "config")
     os.environ["DEID_ANNOTATOR_CACHE"] = str(tmp / "cache")
@@ -76,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    from .appearance import appearance
+
+    appearance().apply(args.scheme)
     path = make_demo(tmp / "demo.db")
     window = MainWindow(AppConfig(annotator="A. Annotator"), project_path=path)
     window.resize(1500, 940)

@@ -1,0 +1,42 @@
+"""View ▸ Colours and View ▸ Label chips (offscreen)."""
+from __future__ import annotations
+
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from deid_annotator.annotation.config import AppConfig
+from deid_annotator.annotation.palette import MIN_CONTRAST, contrast_ratio
+
+
+def test_view_colours_switch_the_palette_and_restyle_the_spans(window, qtbot):
+    app = QApplication.instance()
+    system_base = app.palette().color(QPalette.Base).name()
+    try:
+        window.findChild(type(window.scheme_actions["dark"]), "scheme:dark").trigger()
+        assert app.palette().color(QPalette.Base).lightnessF() < 0.3
+        qtbot.waitUntil(lambda: window.editor.theme.dark)   # palette changes are posted
+        assert AppConfig.load().color_scheme == "dark"
+        # the spans' text reads on their backgrounds under the dark palette
+        for label, state, selected in {r[2:] for r in window.editor.highlighted_ranges()}:
+            style = window.editor.style_of(label, state, selected)
+            assert contrast_ratio(style.foreground, style.text_background(window.editor.theme)) >= MIN_CONTRAST
+        window.scheme_actions["light"].trigger()
+        qtbot.waitUntil(lambda: not window.editor.theme.dark)
+        assert app.palette().color(QPalette.Base).name() == "#ffffff"
+    finally:
+        window.scheme_actions["system"].trigger()
+    assert app.palette().color(QPalette.Base).name() == system_base
+    assert app.palette().resolveMask() == 0      # Qt follows the desktop again, later switches too
+    assert AppConfig.load().color_scheme == "system"
+
+
+def test_label_chips_can_be_turned_off_and_stay_off(window):
+    assert window.editor.show_chips and window.label_chips_action.isChecked()
+    window.label_chips_action.trigger()
+    assert not window.editor.show_chips
+    assert AppConfig.load().label_chips is False
+    window.editor.grab()
+    assert window.editor.painted_chips == []
+    window.label_chips_action.trigger()
+    window.editor.grab()
+    assert window.editor.painted_chips
