@@ -26,6 +26,7 @@ from typing import Iterable
 
 from . import __version__
 from .resources import FROZEN, RESOURCES, ROOT, default_models
+from .user_folders import data_dir
 
 #: The distribution whose requirements are what a source checkout ships.
 ROOT_DISTRIBUTION = "deid-annotator"
@@ -308,8 +309,6 @@ ABOUT_COMPONENTS = ("PySide6-Essentials", "torch", "spacy", "scikit-learn", "pyt
 def about_info() -> dict:
     """Version, main components' versions and where the shipped and user files are
     (JSON-ready; no component is imported: versions come from metadata)."""
-    from .annotation.config import data_dir
-
     components = {}
     for name in ABOUT_COMPONENTS:
         dist = _distribution(name)

@@ -228,3 +228,12 @@ def bio_to_spans(tokens: Sequence[Token], tags: Sequence[str],
             cur_label, cur_first = label, i
     close(len(tags))
     return spans
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def normalize_word(text: str) -> str:
+    """A token as word vocabularies and pretrained embeddings know it: lower case, every
+    digit "0" ("Feb12" -> "feb00"), so both generalise over case and numbers."""
+    return _DIGIT.sub("0", text.lower())

@@ -11,30 +11,11 @@ import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-APP_NAME = "deid-annotator"
-ENV_DIR = "DEID_ANNOTATOR_CONFIG_DIR"
+from ..user_folders import config_dir, data_dir  # noqa: F401  (the ui takes data_dir from here)
+
 BATCH_SIZES = (10, 20, 40)
 STRATEGIES = ("sequential", "random", "active")
 RECENT_MAX = 8
-
-
-def config_dir() -> Path:
-    if os.environ.get(ENV_DIR):
-        return Path(os.environ[ENV_DIR])
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir(APP_NAME, appauthor=False))
-
-
-def data_dir() -> Path:
-    """Where the demo project and new projects go by default."""
-    if os.environ.get(ENV_DIR):
-        return Path(os.environ[ENV_DIR])
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP_NAME, appauthor=False))
-
-
 #: View ▸ Colours choices.
 COLOR_SCHEMES = ("system", "light", "dark")
 

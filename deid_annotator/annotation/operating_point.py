@@ -1,156 +1,28 @@
-"""The pre-annotation operating point: the minimum confidence a model span needs to be
-shown to the annotators, per project (lower: more PHI found, more false alarms).
+"""Changing the pre-annotation operating point of a project: :func:`change_min_confidence`
+stores a new value and pre-annotates the open batches again in the same transaction: only
+their pending model spans are replaced; spans an annotator accepted, corrected or rejected,
+and spans they added, stay as they are.
 
-The value lives in the project's ``meta`` table (:data:`SETTING`). Unset, it is the
-model's own decoding threshold (option ``threshold`` of ``crf``, ``phi_threshold`` of
-``bilstm-crf``, ``min_confidence`` of ``rules``; the lowest of a union's members), else 0.
-Pre-annotation (:func:`deid_annotator.loop.batches.predict_spans`) applies it twice:
-
-* while predicting, a tagger whose own threshold is higher decodes at the lower value
-  (:func:`decoding_at`), so going below the model's threshold really adds spans;
-* afterwards, spans whose confidence is below it are left out (:func:`keep_confident`;
-  a span without a confidence is always kept, as ``tag --min-confidence`` keeps it).
-
-:func:`change_min_confidence` stores a new value and pre-annotates the open batches
-again in the same transaction: only their pending model spans are replaced; spans an
-annotator accepted, corrected or rejected, and spans they added, stay as they are.
+What the operating point is, and how pre-annotation applies it, is the loop's
+(:mod:`deid_annotator.loop.operating_point`); its names are available here too, for the
+windows that show and change it.
 """
 from __future__ import annotations
 
-import math
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, ContextManager, Iterable
-
-from ..corpus import Span
-from ..errors import DeidError, ProjectError
+from ..errors import ProjectError
+from ..loop.batches import (open_batch_notes, predict_spans, propagate_in_batch,
+                            propagation_settings, store_predictions)
+from ..loop.models import current_tagger
+from ..loop.operating_point import (MIN_DECODING, SETTING, THRESHOLD_OPTIONS, bootstrap_default,
+                                    check_value, decoding_at, keep_confident, min_confidence,
+                                    model_default, model_dir_threshold, store_min_confidence,
+                                    stored_min_confidence, tagger_threshold)
 from ..progress import Progress
 
-#: The ``meta`` key of the project's minimum confidence.
-SETTING = "preannotation_min_confidence"
-#: Tagger options that are a decoding threshold on P(PHI) or a confidence floor.
-THRESHOLD_OPTIONS = ("threshold", "phi_threshold", "min_confidence")
-#: Lowest decoding threshold handed to a tagger (the CRF skips label marginals of
-#: tokens below 0.001, and a threshold of 0 would make every token PHI).
-MIN_DECODING = 0.001
-
-
-def check_value(value: Any) -> float:
-    """``value`` as a confidence in [0, 1], or :class:`DeidError` saying what is wrong."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0.0 <= value <= 1.0:
-        raise DeidError(f"the minimum confidence of pre-annotations is a number from 0 to 1, "
-                        f"not {value!r}")
-    return float(value)
-
-
-# -- the model's own threshold --------------------------------------------------------------
-def _threshold_in(options: dict[str, Any]) -> float | None:
-    values = [float(options[k]) for k in THRESHOLD_OPTIONS
-              if isinstance(options.get(k), (int, float)) and not isinstance(options.get(k), bool)]
-    return min(values) if values else None
-
-
-def _lowest(values: Iterable[float | None]) -> float | None:
-    found = [v for v in values if v is not None]
-    return min(found) if found else None
-
-
-def tagger_threshold(tagger) -> float | None:
-    """The decoding threshold of a loaded tagger (the lowest of its members'), or None."""
-    return _lowest([_threshold_in(getattr(tagger, "options", {}) or {}),
-                    *(tagger_threshold(m) for m in getattr(tagger, "members", ()) or ())])
-
-
-def model_dir_threshold(directory: str | Path) -> float | None:
-    """The decoding threshold recorded in a saved model's ``model.json`` (and its members')."""
-    from ..taggers.base import MANIFEST, read_manifest
-
-    directory = Path(directory)
-    members = sorted(p for p in directory.iterdir() if (p / MANIFEST).is_file())
-    return _lowest([_threshold_in(read_manifest(directory).get("options", {}) or {}),
-                    *(model_dir_threshold(m) for m in members)])
-
-
-@lru_cache(maxsize=1)
-def bootstrap_default() -> float:
-    """The threshold of the tagger that pre-annotates before any model (``rules``). Slow
-    the first time: importing that tagger loads spaCy."""
-    from ..loop.models import BOOTSTRAP_TAGGER
-    from ..taggers import tagger_class
-
-    return tagger_threshold(tagger_class(BOOTSTRAP_TAGGER)()) or 0.0
-
-
-def model_default(project, *, load: bool = True) -> float | None:
-    """What the project's current model would show unset: its own threshold, else 0. Reads
-    the stored model's manifest (no model is loaded). With no model yet, the ``rules``
-    tagger's (:func:`bootstrap_default`), or None with ``load=False`` unless known already
-    (a window must not wait for spaCy). A model that cannot be read counts as 0."""
-    from ..loop.models import model_directory
-
-    try:
-        if project.current_model_version() is None:
-            if load or bootstrap_default.cache_info().currsize:
-                return bootstrap_default()
-            return None
-        return model_dir_threshold(model_directory(project)) or 0.0
-    except (DeidError, OSError):
-        return 0.0
-
-
-# -- the project's setting ---------------------------------------------------------------------
-def stored_min_confidence(project) -> float | None:
-    """The value set for the project, or None (the model's own threshold applies)."""
-    value = project.setting(SETTING)
-    if value is None:
-        return None
-    try:
-        return check_value(float(value))
-    except (ValueError, DeidError):
-        raise ProjectError(f"{project.path}: the stored minimum confidence {value!r} is not a "
-                           f"number from 0 to 1; set it again") from None
-
-
-def min_confidence(project, tagger=None) -> float:
-    """The minimum confidence in force: the project's, else ``tagger``'s own threshold (the
-    loaded tagger that pre-annotates; the stored model's when not given), else 0."""
-    stored = stored_min_confidence(project)
-    if stored is not None:
-        return stored
-    if tagger is not None:
-        return tagger_threshold(tagger) or 0.0
-    return model_default(project)
-
-
-def store_min_confidence(project, value: float | None) -> None:
-    """Write the setting (``None``: back to the model's own threshold) inside the caller's
-    transaction (``project.transaction()``)."""
-    if value is None:
-        project.db.execute("DELETE FROM meta WHERE key = ?", (SETTING,))
-    else:
-        project.db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO "
-                           "UPDATE SET value = excluded.value", (SETTING, repr(check_value(value))))
-
-
-# -- applying it ----------------------------------------------------------------------------------
-def decoding_at(tagger, value: float) -> ContextManager[None]:
-    """Let ``tagger`` (and its members) decode at ``value`` while inside, where its own
-    threshold is higher; restored on exit. Call it holding ``PREDICT_LOCK``: loaded
-    taggers are shared in memory."""
-    from ..taggers.base import options_set
-
-    def lowered(options: dict[str, Any]) -> dict[str, float]:
-        return {key: max(value, MIN_DECODING) for key in THRESHOLD_OPTIONS
-                if isinstance(options.get(key), (int, float))
-                and not isinstance(options.get(key), bool) and value < options[key]}
-
-    return options_set(tagger, lowered)
-
-
-def keep_confident(spans: Iterable[Span], value: float) -> list[Span]:
-    """The spans with a confidence of at least ``value`` (or none given)."""
-    return [s for s in spans if s.confidence is None or s.confidence >= value]
+__all__ = ["MIN_DECODING", "SETTING", "THRESHOLD_OPTIONS", "bootstrap_default",
+           "change_min_confidence", "check_value", "decoding_at", "keep_confident",
+           "min_confidence", "model_default", "model_dir_threshold", "store_min_confidence",
+           "stored_min_confidence", "tagger_threshold"]
 
 
 def change_min_confidence(project, value: float | None, *, progress: Progress | None = None) -> int:
@@ -158,10 +30,6 @@ def change_min_confidence(project, value: float | None, *, progress: Progress | 
     pre-annotate the open batches' notes again with it, in one transaction: their pending
     model spans are replaced; decided and human spans stay. Returns the notes redone.
     Cancelling (``progress``) changes nothing."""
-    from ..loop.batches import (open_batch_notes, predict_spans, propagate_in_batch,
-                                propagation_settings, store_predictions)
-    from ..loop.models import current_tagger
-
     if value is not None:
         value = check_value(value)
     if project.read_only:

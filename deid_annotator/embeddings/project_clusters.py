@@ -19,6 +19,7 @@ from typing import Sequence
 
 from ..private_files import private_dir
 from ..progress import Progress, report
+from ..user_folders import cache_root, project_cache_key
 from .clusters import DEFAULT_SIZES, cluster_vectors
 from .pretrain import EmbeddingSettings, pretrain_embeddings
 
@@ -46,8 +47,6 @@ def project_word_clusters(project, settings: EmbeddingSettings | None = None,
     """The clusters file of ``project`` (an open :class:`~deid_annotator.store.Project`):
     from the cache when its notes and settings are unchanged, else learnt from all its
     notes' text now (progress stages ``tokenize``, ``pretrain``, ``cluster``; cancellable)."""
-    from ..loop.models import cache_root, project_cache_key
-
     settings = settings or EmbeddingSettings(lang=project.lang)
     key = {"fingerprint": _fingerprint(project), "settings": settings.to_json(),
            "sizes": list(sizes)}

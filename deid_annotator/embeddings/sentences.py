@@ -1,13 +1,13 @@
 """Notes as the token lists word2vec learns from: the project's tokenizer, each word
-normalised exactly as the ``bilstm-crf`` vocabulary normalises it, so that every
+normalised exactly as the ``bilstm-crf`` vocabulary normalises it
+(:func:`deid_annotator.tokenization.normalize_word`), so that every
 pretrained vector has a row to initialise."""
 from __future__ import annotations
 
 from typing import Iterable
 
 from ..progress import Progress, report
-from ..taggers.bilstm_crf.vocabulary import normalize_word
-from ..tokenization import Tokenizer
+from ..tokenization import Tokenizer, normalize_word
 
 #: gensim's word2vec reads at most 10,000 tokens of a sentence; longer notes are cut into
 #: pieces of this size rather than silently truncated.

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ..annotation import operating_point
+from . import operating_point
 from ..corpus import Span
 from ..errors import DeidError
 from ..progress import Progress, report
@@ -76,7 +76,7 @@ def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
                   progress: Progress | None = None, *,
                   min_confidence: float | None = None) -> dict[str, list[Span]]:
     """The tagger's spans for these notes at the project's operating point (or
-    ``min_confidence``; see :mod:`deid_annotator.annotation.operating_point`)."""
+    ``min_confidence``; see :mod:`.operating_point`)."""
     notes = project.notes(list(note_ids))
     if min_confidence is None:
         min_confidence = operating_point.min_confidence(project, tagger)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..annotation import operating_point
+from . import operating_point
 from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project

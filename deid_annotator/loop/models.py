@@ -1,9 +1,9 @@
 """Model versions kept inside the project file, and loading them back.
 
 "Everything lives in one SQLite file per project": a trained model directory is packed
-as a ``tar.gz`` archive into the table :data:`ARCHIVE_TABLE` (this module's own table,
-created on first use through sqlite-utils), one row per model version, next to the
-store's ``model_versions`` row. Both rows are written in ONE transaction, so a version
+as a ``tar.gz`` archive and stored by the store (:mod:`deid_annotator.store.model_archives`,
+table :data:`ARCHIVE_TABLE`), one row per model version, next to the version's
+``model_versions`` row. Both rows are written in ONE transaction, so a version
 either exists with its archive or not at all; a crash or a failed retrain never leaves
 a version without its model.
 
@@ -24,9 +24,7 @@ from ..private_files import private_dir
 
 import hashlib
 import io
-import os
 import shutil
-import sqlite3
 import tarfile
 import tempfile
 import threading
@@ -35,18 +33,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..errors import DeidError, ModelError, ProjectError
+from ..errors import DeidError, ModelError
 from ..store import ModelVersion, Project
-from ..store.records import now
+from ..store.model_archives import ARCHIVE_TABLE  # noqa: F401  (named here by tests)
 from ..taggers import Tagger, create_tagger, load_model
+from ..user_folders import cache_root, project_cache_key
 
-#: The table holding the model archives (one row per model version).
-ARCHIVE_TABLE = "model_archives"  # created by the store's schema migration v2
 ARCHIVE_FORMAT = "tar.gz"
-#: Environment variable overriding the cache folder (tests, shared machines).
-CACHE_ENV = "DEID_ANNOTATOR_CACHE"
-#: What the ``path`` column of ``model_versions`` says for a version stored here.
-PATH_PREFIX = "in-project:"
 #: The tagger that pre-annotates while a project has no trained model.
 BOOTSTRAP_TAGGER = "rules"
 #: Held around every prediction the loop makes: loaded taggers are shared through the
@@ -103,19 +96,10 @@ def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
     """
     data = pack_model(model_dir)
     sha = _sha256(data)
-    with project.transaction():
-        number = project.db.execute(
-            "SELECT coalesce(max(number), 0) + 1 FROM model_versions").fetchone()[0]
-        got = project.add_model_version(tagger_name, f"{PATH_PREFIX}{ARCHIVE_TABLE}/{number}",
-                                        metrics=metrics, training_notes=training_notes,
-                                        make_current=make_current, annotator=annotator)
-        if got != number:  # cannot happen inside one IMMEDIATE transaction; be loud if it does
-            raise ProjectError(f"{project.path}: model version number changed while storing "
-                               f"({number} expected, {got} given)")
-        project.db.execute(
-            f"INSERT INTO {ARCHIVE_TABLE}(version, format, sha256, size, created, data) "
-            f"VALUES (?, ?, ?, ?, ?, ?)", (number, ARCHIVE_FORMAT, sha, len(data), now(),
-                                           sqlite3.Binary(data)))
+    number = project.add_model_archive(tagger_name, data, archive_format=ARCHIVE_FORMAT,
+                                       sha256=sha, metrics=metrics,
+                                       training_notes=training_notes,
+                                       make_current=make_current, annotator=annotator)
     if tagger is not None:
         _MEMORY.put(sha, tagger)
     return number
@@ -130,38 +114,15 @@ def remember(project: Project, number: int, tagger: Tagger) -> None:
 
 def archive_info(project: Project, number: int) -> dict[str, Any] | None:
     """``{"format", "sha256", "size", "created"}`` of a version's archive, or None."""
-    rows = project.query(f"SELECT format, sha256, size, created FROM {ARCHIVE_TABLE} "
-                          f"WHERE version = ?", (number,))
-    return rows[0] if rows else None
-
-
-def _archive(project: Project, number: int) -> tuple[str, bytes] | None:
-    rows = project.query(f"SELECT sha256, data FROM {ARCHIVE_TABLE} WHERE version = ?", (number,))
-    if not rows:
-        return None
-    return rows[0]["sha256"], bytes(rows[0]["data"]) if rows[0]["data"] is not None else b""
+    return project.model_archive_info(number)
 
 
 # -- the cache folder -------------------------------------------------------------------------
-def cache_root() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("deid-annotator", appauthor=False))
-
-
-def project_cache_key(project: Project) -> str:
-    created = project.setting("created") or ""
-    return hashlib.sha256(f"{project.path.resolve()}\0{created}".encode()).hexdigest()[:16]
-
-
 def model_directory(project: Project, number: int | None = None) -> Path:
     """The model directory of a version (the current one by default), extracted into the
     owner-only cache if needed. :class:`ModelError` if its archive is missing or corrupt."""
     version = _version(project, number)
-    stored = _archive(project, version.number)
+    stored = project.model_archive(version.number)
     if stored is None:
         path = Path(version.path)
         if path.is_dir():

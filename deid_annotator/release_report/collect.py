@@ -293,7 +293,7 @@ def token_estimates(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def operating_point(project) -> dict[str, Any]:
     """The confidence the figures were measured at, and the one the app pre-annotates with."""
-    from ..annotation.operating_point import model_default, stored_min_confidence
+    from ..loop.operating_point import model_default, stored_min_confidence
     from ..errors import DeidError
 
     try:

@@ -376,6 +376,15 @@ class ProjectBase:
         row = self._one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else row[0]
 
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Store a ``meta`` setting (``None`` removes it): in the caller's transaction when
+        inside one (``with project.transaction():``), else in its own."""
+        with self._write() as db:
+            if value is None:
+                db["meta"].delete_where("key = ?", [key])
+            else:
+                db["meta"].upsert({"key": key, "value": value}, pk="key")
+
     def schema_version(self) -> int:
         return self._one("PRAGMA user_version")[0]
 

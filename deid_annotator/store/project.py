@@ -5,6 +5,7 @@ from .annotation import AnnotationMixin
 from .backup import BackupMixin
 from .base import ProjectBase
 from .batches import BatchesMixin
+from .model_archives import ModelArchivesMixin
 from .notes import NotesMixin
 from .preannotations import PreannotationsMixin
 from .scores import ScoresMixin
@@ -12,7 +13,7 @@ from .team import TeamMixin
 
 
 class Project(NotesMixin, AnnotationMixin, BatchesMixin, TeamMixin, BackupMixin, ScoresMixin,
-              PreannotationsMixin, ProjectBase):
+              PreannotationsMixin, ModelArchivesMixin, ProjectBase):
     """A project file: notes, spans, labels, batches, annotators, time, model versions, audit,
     and team annotation (assignments, annotators' versions, adjudications: :mod:`.team`).
 

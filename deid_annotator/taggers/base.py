@@ -21,9 +21,8 @@ import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from .. import __version__
 from ..corpus import Note, Span
@@ -72,37 +71,6 @@ def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any]
                         f"known: {', '.join(defaults)}")
     propagation.check_options(tagger, options)
     return {**defaults, **options}
-
-
-_UNSET = object()
-
-
-@contextmanager
-def options_set(tagger, values_for: Callable[[dict[str, Any]], Mapping[str, Any]]
-                ) -> Iterator[None]:
-    """Set options of ``tagger`` and of its members while inside (``values_for(options)``
-    says which, for each); restored on exit, an option absent before removed again. Hold
-    the loop's ``PREDICT_LOCK`` around it: loaded taggers are shared in memory."""
-    saved: list[tuple[dict, str, Any]] = []
-
-    def visit(t) -> None:
-        options = getattr(t, "options", None)
-        if isinstance(options, dict):
-            for key, value in values_for(options).items():
-                saved.append((options, key, options.get(key, _UNSET)))
-                options[key] = value
-        for member in getattr(t, "members", ()) or ():
-            visit(member)
-
-    visit(tagger)
-    try:
-        yield
-    finally:
-        for options, key, old in reversed(saved):
-            if old is _UNSET:
-                options.pop(key, None)
-            else:
-                options[key] = old
 
 
 def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:

@@ -49,6 +49,7 @@ from typing import AbstractSet, Any, ContextManager, Iterable, Mapping, Sequence
 from ..corpus import Note, Span
 from ..errors import DeidError, ModelError
 from ..occurrences import exact_pattern_of_any, normalise
+from .options import options_set
 
 SCOPES = ("patient", "note", "none")
 #: A word the training notes use outside PHI in this many notes is an ordinary word.
@@ -84,8 +85,6 @@ def settings(options: Mapping[str, Any] | None) -> tuple[str, float]:
 def turned_off(tagger) -> ContextManager[None]:
     """Let ``tagger`` (and its members) predict without propagation while inside; restored
     on exit. Call it holding the loop's ``PREDICT_LOCK``: loaded taggers are shared."""
-    from .base import options_set
-
     return options_set(tagger, lambda options: {"propagate": "none"})
 
 

@@ -10,17 +10,14 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
+from ...tokenization import normalize_word
+
 PAD = "<PAD>"
 UNK = "<UNK>"
 PAD_ID = 0
 UNK_ID = 1
 
 _DIGIT = re.compile(r"\d")
-
-
-def normalize_word(text: str) -> str:
-    """Lower-case, every digit becomes "0" ("Feb12" -> "feb00")."""
-    return _DIGIT.sub("0", text.lower())
 
 
 #: The text skeleton's stand-in for any token with a digit (TS-RNN).
