@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_smoke(app, window, args.smoke_test)
     window.show()
-    if not window._ensure_annotator():
+    if not window.controller.ensure_annotator():
         return 1
     open_at_start(window, args, config)
     from .first_run import show_once

@@ -6,15 +6,18 @@ curve), the legend and the propagation preview on the right, long jobs' progress
 a Cancel button in the status bar. Every command is a QAction in a menu (and the most
 used in the toolbar) and has a key (see :mod:`deid_annotator.annotation.keymap`).
 
-All annotation logic is in :class:`deid_annotator.annotation.AnnotationSession`; long
-jobs in :mod:`deid_annotator.annotation.workflow` (retraining in a child process, so
-the window never stalls).
+The window is a view: it keeps widgets, menus, dialogs and signal wiring. The app's logic
+(projects, passphrases, long jobs and their outcomes, batches, import and export) is in
+:class:`deid_annotator.annotation.app_controller.AppController`, which asks its questions
+through the :class:`~deid_annotator.annotation.app_view.AppView` methods implemented here;
+annotation logic is in :class:`deid_annotator.annotation.AnnotationSession`; long jobs run
+through :mod:`deid_annotator.annotation.workflow` (retraining in a child process, so the
+window never stalls).
 """
 from __future__ import annotations
 
 import os
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,18 +28,18 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, Q
                                QToolBar, QVBoxLayout, QWidget)
 
 from ..annotation import operating_point, workflow
+from ..annotation.app_controller import AppController
 from ..annotation.config import AppConfig, data_dir
 from ..annotation.keymap import COMMANDS
-from ..annotation.session import AnnotationSession, describe
+from ..annotation.session import describe
 from ..errors import DeidError
-from ..store import Project
 from .dashboard import DashboardWidget
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
 from . import appearance, first_run, guidelines, note_finder, project_dialogs, project_location
-from .project_dialogs import mode_text, open_project_interactively, window_title
+from .project_dialogs import mode_text, window_title
 
 #: Milliseconds between two polls of a running job.
 POLL_MS = 50
@@ -77,18 +80,12 @@ class MainWindow(QMainWindow):
                  project_path: str | os.PathLike | None = None, retrain: dict | None = None,
                  fuzzy: bool = True):
         super().__init__()
-        self.config = config if config is not None else AppConfig.load()
+        config = config if config is not None else AppConfig.load()
         if annotator:
-            self.config.annotator = annotator
-        self.retrain_settings = dict(retrain or {})   # tagger, options, min_gold_notes, eval_share
-        self.fuzzy = fuzzy
-        self.project: Project | None = None
-        self.session: AnnotationSession | None = None
-        self.job = None
-        self.job_kind = ""
-        self.job_project: str | None = None
+            config.annotator = annotator
+        # retrain: tagger, options, min_gold_notes, eval_share
+        self.controller = AppController(self, config, retrain=retrain, fuzzy=fuzzy)
         self.errors: list[str] = []          # every error shown (tests read it)
-        self.last_result: dict | None = None
         self.confirm: Callable[[str, str], bool] = self._confirm
         self.setWindowTitle("deid-annotator")
         self.resize(1380, 860)
@@ -103,6 +100,15 @@ class MainWindow(QMainWindow):
         self._update_actions()
         if project_path is not None:
             self.open_project(project_path)
+
+    # the controller's state, read by the widgets and the other ui modules
+    config = property(lambda self: self.controller.config)
+    project = property(lambda self: self.controller.project)
+    session = property(lambda self: self.controller.session)
+    job = property(lambda self: self.controller.job)
+    job_kind = property(lambda self: self.controller.job_kind)
+    last_result = property(lambda self: self.controller.last_result)
+    retrain_settings = property(lambda self: self.controller.retrain_settings)
 
     # ======================================================================== building
     def _build(self) -> None:
@@ -314,73 +320,10 @@ class MainWindow(QMainWindow):
     # ======================================================================== projects
     def open_project(self, path: str | os.PathLike) -> bool:
         """Open a project file and its latest batch; False (and an error dialog) if it fails."""
-        if not self._ensure_annotator():
-            return False
-        try:
-            project = open_project_interactively(self, path)
-        except DeidError as exc:
-            self.report_error("Cannot open the project", exc)
-            return False
-        if project is None:  # the user cancelled a passphrase or read-only question
-            return False
-        self.close_project()
-        self.project = project
-        self._settle_unfinished_measuring()
-        try:  # a project opened read-only makes a read-only session (no edits, no time)
-            self.session = AnnotationSession(project, self.config.annotator,
-                                             low_confidence=self.config.low_confidence,
-                                             idle_threshold=self.config.idle_seconds, fuzzy=self.fuzzy)
-        except DeidError as exc:
-            self.report_error("Cannot open the project", exc)
-            self.close_project()
-            return False
-        self.session.subscribe(self._on_session)
-        self.note_finder.attach(self.session)
-        self.guidelines_view.show_project(project)
-        self.editor.set_colors(self.session.label_colors)
-        self.editor.label_keys = set(self.session.key_labels)
-        self.editor.state_of = self.session.state
-        self.legend.set_labels(self.session.labels, self.session.label_keys, self.session.label_colors)
-        self._make_label_actions()
-        self.config.remember_project(project.path)
-        self.setWindowTitle(window_title(project))
-        project_location.show(self, project.path)
-        self.mode_label.setText(mode_text(project))
-        self.mode_label.setVisible(project.read_only)
-        self.batch_panel.project_read_only = project.read_only
-        self._guard(self.session.open_batch)
-        self._refresh_operating_point()
-        self._refresh_batch_panel()
-        self._refresh_note()
-        self._update_actions()
-        self.editor.setFocus()
-        if self.tabs.currentIndex() == 1:
-            self.refresh_dashboard()
-        return True
-
-    def _settle_unfinished_measuring(self) -> None:
-        """A version still "measuring" when the project opens was left by a retrain that
-        stopped with the app: say so. Not while a retrain job of this window runs (it may be
-        measuring now); another program's retrain holds the lock, so the project is read-only."""
-        if self.project.read_only or (self.job is not None and self.job_kind == "retrain"):
-            return
-        from ..loop.retrain import settle_unfinished_measuring
-
-        self._guard(settle_unfinished_measuring, self.project, self.config.annotator)
+        return self.controller.open_project(path)
 
     def close_project(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
-        if self.project is not None:
-            self.project.close()
-            self.project = None
-        self.editor.set_note("", [])
-        self.mode_label.hide()
-        self.setWindowTitle("deid-annotator")
-        project_location.show(self, None)
-        self.guidelines_view.show_project(None)
-        self._update_actions()
+        self.controller.close_project()
 
     def open_project_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project", str(data_dir()),
@@ -402,125 +345,32 @@ class MainWindow(QMainWindow):
     def create_project(self, path: str | os.PathLike, labels: list[str] | None = None,
                        lang: str = "en", passphrase: str | None = None) -> bool:
         """Create a project (encrypted with ``passphrase``) and open it."""
-        try:
-            created = Project.create(path, labels=labels, lang=lang, passphrase=passphrase)
-        except DeidError as exc:
-            self.report_error("Cannot create the project", exc)
-            return False
-        try:  # opened while `created` holds the key: no passphrase prompt
-            opened = self.open_project(path)
-        finally:
-            created.close()
-        if opened:
-            self.statusBar().showMessage("New project: import notes with File ▸ Import notes…", 10000)
-        return opened
+        return self.controller.create_project(path, labels, lang, passphrase)
 
     def change_passphrase(self) -> bool:
         """File ▸ Change passphrase…: close the (encrypted) project, re-encrypt it in a
         thread job, reopen it. False when nothing was started."""
-        from ..store import crypto
-        from ..store.passphrase import change_passphrase
-
-        p = self.project
-        if p is None or not p.encrypted or p.read_only:
-            return False
-        if self.job is not None:
-            self.report_error("Busy", f"Wait for “{self.job_label.text()}” to finish, or cancel it.")
-            return False
-        answer = project_dialogs.ask_passphrase_change(self, p.path)
-        if answer is None:
-            return False
-        old, new = answer
-        del answer
-        if crypto.derive_key(old, crypto.file_salt(p.path)) != p.encryption_key:
-            self.report_error("Cannot change the passphrase", "The current passphrase is wrong; "
-                              "nothing was changed.")
-            return False
-        path, annotator = p.path, self.config.annotator
-        self.close_project()  # the change needs the project to itself
-
-        def work(progress):
-            error = None
-            try:
-                change_passphrase(path, old, new, annotator=annotator, progress=progress)
-            except DeidError as exc:  # cancelled included: the old passphrase still opens it
-                error = str(exc)
-            try:  # held open, so that reopening it in the window asks nothing
-                held = Project.open(path, passphrase=old if error else new)
-            except DeidError:
-                held = None
-            return {"path": path, "held": held, "error": error}
-
-        return self.start_job(workflow.ThreadJob("passphrase", work), "Re-encrypting the project")
-
-    def _passphrase_changed(self, result: dict) -> None:
-        held = result["held"]
-        try:
-            self.open_project(result["path"])
-        finally:
-            if held is not None:
-                held.close()
-        if result["error"]:
-            self.report_error("The passphrase was not changed", result["error"])
-        else:
-            self.statusBar().showMessage("Passphrase changed. Backups made before keep the old "
-                                         "one.", 15000)
+        return self.controller.change_passphrase()
 
     def _refresh_operating_point(self) -> None:
         """Show the project's minimum confidence of pre-annotations (the model's own if unset)."""
-        p = self.project
-        if p is None:
+        shown = self.controller.min_confidence_shown()
+        if shown is None:
             self.batch_panel.set_min_confidence(None, 0.0, editable=False)
             return
-        try:
-            stored = operating_point.stored_min_confidence(p)
-        except DeidError as exc:
-            stored = None
-            self.errors.append(str(exc))
-        default = operating_point.model_default(p, load=False)
-        self.batch_panel.set_min_confidence(stored, default, editable=not p.read_only)
+        stored, default, editable = shown
+        self.batch_panel.set_min_confidence(stored, default, editable=editable)
         if default is None:  # no model yet: the rules tagger's, found without stalling
             self.batch_panel.find_model_default(operating_point.bootstrap_default)
 
     def set_min_confidence(self, value: float | None) -> None:
         """Store the minimum confidence (None: the model's own) and pre-annotate the open
         batches again with it (a thread job; decided spans stay)."""
-        if self.session is None or self.project.read_only:
-            return
-        project_path = self.project.path
-
-        def work(progress):
-            with Project.open(project_path) as project:
-                notes = operating_point.change_min_confidence(project, value, progress=progress)
-            return {"notes": notes, "min_confidence": value, "batch_id": None}
-
-        shown = "the model's own" if value is None else f"{value:.2f}"
-        self.start_job(workflow.ThreadJob("preannotate", work),
-                       f"Pre-annotating again at confidence ≥ {shown}")
+        self.controller.set_min_confidence(value)
 
     def open_demo(self, path: str | os.PathLike | None = None) -> None:
         """Open the demo project, creating it first (in a child process) if needed."""
-        from ..demo import default_demo_path
-
-        target = Path(path) if path is not None else default_demo_path()
-        if target.exists():
-            self.open_project(target)
-            return
-        self.start_job(workflow.ProcessJob("demo", str(target)), "Creating the demo project")
-
-    def _ensure_annotator(self) -> bool:
-        if self.config.annotator:
-            self.who.setText(f"Annotator: {self.config.annotator}")
-            return True
-        name = ask_annotator(self)
-        if not name:
-            self.report_error("A name is needed", "Annotations are signed with the annotator's "
-                                                  "name (audit log). Open the project again to give it.")
-            return False
-        self.config.annotator = name
-        self.config.save()
-        self.who.setText(f"Annotator: {name}")
-        return True
+        self.controller.open_demo(path)
 
     def new_label(self, name: str | None = None) -> bool:
         """Add a label to the project (its key and colour follow from its position)."""
@@ -532,26 +382,101 @@ class MainWindow(QMainWindow):
             name, ok = QInputDialog.getText(self, "New label", "Label name (e.g. PATIENT, DATE):")
             if not ok:
                 return False
-        try:
-            added = self.project.add_label(name.strip(), self.config.annotator)
-        except DeidError as exc:
-            self.report_error("Cannot add the label", exc)
-            return False
-        self.session.refresh_labels()
-        self._labels_changed()
-        if added:
-            key = self.session.label_keys.get(name.strip())
-            self.statusBar().showMessage(f"Label {name.strip()} added" + (f": key {key}" if key else ""), 8000)
-        return added
+        return self.controller.add_label(name)
 
     def change_annotator(self) -> None:
-        name = ask_annotator(self, self.config.annotator)
-        if not name or name == self.config.annotator:
-            return
-        self.config.annotator = name
-        self.config.save()
-        if self.project is not None:
-            self.open_project(self.project.path)
+        self.controller.change_annotator()
+
+    # ======================================================================== the controller's view
+    def ask_annotator_name(self, current: str = "") -> str | None:
+        return ask_annotator(self, current)
+
+    def ask_passphrase(self, path: str | os.PathLike, error: str) -> str | None:
+        return project_dialogs.ask_passphrase(self, path, error)
+
+    def ask_open_read_only(self, path: str | os.PathLike, holder: str) -> bool:
+        return project_dialogs.ask_open_read_only(self, path, holder)
+
+    def ask_passphrase_change(self, path: str | os.PathLike) -> tuple[str, str] | None:
+        return project_dialogs.ask_passphrase_change(self, path)
+
+    def note_problem(self, text: str) -> None:
+        self.errors.append(text)
+        self.statusBar().showMessage(text, 8000)
+        QApplication.beep()
+
+    def record_error(self, text: str) -> None:
+        self.errors.append(text)
+
+    def show_status(self, text: str, milliseconds: int) -> None:
+        self.statusBar().showMessage(text, milliseconds)
+
+    def write_crash_log(self, details: str) -> Path | None:
+        return write_crash_log(details)
+
+    def show_annotator(self, name: str) -> None:
+        self.who.setText(f"Annotator: {name}")
+
+    def project_opened(self) -> None:
+        project, session = self.project, self.session
+        session.subscribe(self._on_session)
+        self.note_finder.attach(session)
+        self.guidelines_view.show_project(project)
+        self.editor.set_colors(session.label_colors)
+        self.editor.label_keys = set(session.key_labels)
+        self.editor.state_of = session.state
+        self.legend.set_labels(session.labels, session.label_keys, session.label_colors)
+        self._make_label_actions()
+        self.setWindowTitle(window_title(project))
+        project_location.show(self, project.path)
+        self.mode_label.setText(mode_text(project))
+        self.mode_label.setVisible(project.read_only)
+        self.batch_panel.project_read_only = project.read_only
+
+    def project_shown(self) -> None:
+        self._refresh_operating_point()
+        self._refresh_batch_panel()
+        self._refresh_note()
+        self._update_actions()
+        self.editor.setFocus()
+        if self.tabs.currentIndex() == 1:
+            self.refresh_dashboard()
+
+    def project_closed(self) -> None:
+        self.editor.set_note("", [])
+        self.mode_label.hide()
+        self.setWindowTitle("deid-annotator")
+        project_location.show(self, None)
+        self.guidelines_view.show_project(None)
+        self._update_actions()
+
+    def labels_changed(self) -> None:
+        self._labels_changed()
+
+    def batch_changed(self) -> None:
+        self._refresh_batch_panel()
+
+    def note_changed(self) -> None:
+        self._refresh_note()
+
+    def actions_changed(self) -> None:
+        self._update_actions()
+
+    def operating_point_changed(self) -> None:
+        self._refresh_operating_point()
+
+    def show_retrain_result(self, text: str) -> None:
+        self.statusBar().showMessage(text.splitlines()[0], 20000)
+        box = QMessageBox(QMessageBox.Information, "Retrained", text, QMessageBox.Ok, self)
+        box.setObjectName("retrainResult")
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()
+        self.retrain_box = box
+
+    def work_done(self) -> None:
+        if self.tabs.currentIndex() == 1:  # else when it is shown: matplotlib takes 0.3-1.5 s
+            self.refresh_dashboard()
+        self.editor.setFocus()
 
     # ======================================================================== session events
     def _on_session(self, event: str) -> None:
@@ -667,20 +592,7 @@ class MainWindow(QMainWindow):
     def _guard(self, fn: Callable, *args, quiet: bool = True) -> Any:
         """Run a session call; a DeidError becomes a status-bar message (quick keyboard
         work should not be interrupted by dialogs), anything else an error dialog."""
-        try:
-            return fn(*args)
-        except DeidError as exc:
-            self.errors.append(str(exc))
-            if quiet:
-                self.statusBar().showMessage(str(exc), 8000)
-                QApplication.beep()
-            else:
-                self.report_error("Cannot do that", exc)
-        except Exception as exc:  # a bug: a dialog and the log, never a crash
-            self.report_error("Internal error", exc)
-        finally:
-            self._update_actions()
-        return None
+        return self.controller.attempt(fn, *args, quiet=quiet)
 
     def run_command(self, name: str) -> None:
         s = self.session
@@ -767,24 +679,22 @@ class MainWindow(QMainWindow):
         self.editor.ensureCursorVisible()
 
     def _on_activity(self) -> None:
-        if self.session is not None:
-            try:
-                self.session.activity()
-            except DeidError as exc:
-                self.errors.append(str(exc))
+        self.controller.activity()
 
     # ======================================================================== jobs
     def start_job(self, job, title: str) -> bool:
-        if self.job is not None:
-            self.report_error("Busy", f"Wait for “{self.job_label.text()}” to finish, or cancel it.")
-            return False
-        try:
-            job.start()
-        except Exception as exc:
-            self.report_error("Cannot start the job", exc)
-            return False
-        self.job, self.job_kind = job, job.kind
-        self.job_project = str(self.project.path) if self.project is not None else None
+        return self.controller.start_job(job, title)
+
+    def cancel_job(self) -> None:
+        self.controller.cancel_job()
+
+    def _poll_job(self) -> None:
+        if self.controller.job is None:
+            self._poll_timer.stop()
+            return
+        self.controller.poll_job()
+
+    def job_started(self, title: str) -> None:
         self.job_label.setText(title)
         self.job_bar.setRange(0, 0)
         self.job_cancel.setEnabled(True)
@@ -792,132 +702,28 @@ class MainWindow(QMainWindow):
         for w in (self.job_label, self.job_bar, self.job_cancel):
             w.show()
         self._poll_timer.start()
-        self._update_actions()
-        return True
 
-    def cancel_job(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.job_cancel.setEnabled(False)
-            self.job_cancel.setText("Cancelling…")
-
-    def _poll_job(self) -> None:
-        job = self.job
-        if job is None:
-            self._poll_timer.stop()
-            return
-        for event in job.poll():
-            if event[0] == "progress":
-                _, stage, done, total, message = event
-                if total:
-                    self.job_bar.setRange(0, int(total))
-                    self.job_bar.setValue(min(int(done), int(total)))
-                else:
-                    self.job_bar.setRange(0, 0)
-                text = stage + (f": {message}" if message else "")
-                self.job_bar.setFormat(text[:40] + (" %p%" if total else ""))
-                self.job_bar.setToolTip(text)
-        if job.finished:
-            self._poll_timer.stop()
-            self.job = None
-            if job.error is not None and job.error[0] == workflow.NOT_STORED:
-                # nothing stored ahead (written: nothing): the model runs in a child process
-                if self.start_job(self._next_batch_fallback(), self.job_label.text()):
-                    return
-            for w in (self.job_label, self.job_bar, self.job_cancel):
-                w.hide()
-            kind = self.job_kind
-            try:
-                if job.error is not None:
-                    self._job_failed(kind, job.error, job.details)
-                else:
-                    self._job_done(kind, job.result)
-            finally:
-                self._update_actions()
-                self.jobFinished.emit(kind, job.result if job.error is None else None)
-
-    def _job_failed(self, kind: str, error: tuple[str, str], details: str) -> None:
-        what, message = error
-        titles = {"retrain": "Retraining", "next_batch": "The next batch", "demo": "The demo project",
-                  "import": "Import", "export": "Export", "preannotate": "Pre-annotating again",
-                  "passphrase": "Changing the passphrase"}
-        title = titles.get(kind, kind)
-        if what == "cancelled":
-            extra = {"retrain": " The batch stays submitted; the current model is unchanged."
-                                " Batch ▸ Next batch makes the next batch with it."}.get(kind, "")
-            self.statusBar().showMessage(f"{title} cancelled; nothing partial was kept.{extra}", 15000)
-            return
-        if what == "bug":
-            log = write_crash_log(details or message)
-            message = f"Internal error ({message})." + (f"\n\nDetails were written to {log}." if log else "")
-        self.report_error(f"{title} failed", message)
-        if kind in ("retrain", "next_batch") and self.session is not None:
-            self._guard(self.session.refresh_batch)
-            self._refresh_batch_panel()
-        if kind == "preannotate":
-            self._refresh_operating_point()
-
-    def _job_done(self, kind: str, result: Any) -> None:
-        self.last_result = result
-        if kind == "demo":
-            self.open_project(result["path"])
-            return
-        if kind == "passphrase":
-            self._passphrase_changed(result)
-            return
-        current = str(self.project.path) if self.project is not None else None
-        if self.job_project is not None and current != self.job_project:
-            self.statusBar().showMessage(f"{kind.replace('_', ' ')} of {Path(self.job_project).name} "
-                                         f"finished (that project is no longer open).", 15000)
-            return
-        if kind == "import":
-            r = result
-            msg = (f"Imported {r.added} note(s) with {r.spans} span(s)"
-                   + (f"; {r.skipped_duplicates} already in the project were skipped" if r.skipped_duplicates else "")
-                   + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + "."
-                   + "".join(f" Warning: {w}" for w in getattr(r, "warnings", ())))
-            self.statusBar().showMessage(msg, 15000)
-            if self.session is not None:
-                self.session.refresh_labels()
-                self._labels_changed()
-                if self.session.batch is None:
-                    self.statusBar().showMessage(msg + " Make a batch: Batch ▸ Next batch.", 15000)
-            return
-        if kind == "report":
-            self.statusBar().showMessage(f"Wrote the release report {result} (owner-only).", 15000)
-            return
-        if kind == "export":
-            text = (f"Exported {result} gold note(s)." if isinstance(result, int) else
-                    f"Wrote {len(result.corpus)} de-identified note(s); the leak audit passed.")
-            self.statusBar().showMessage(text, 15000)
-            return
-        if self.session is None:
-            return
-        self.session.refresh_labels()
-        self._labels_changed()
-        if kind == "retrain":
-            text = workflow.describe_metrics(result)
-            self.statusBar().showMessage(text.splitlines()[0], 20000)
-            box = QMessageBox(QMessageBox.Information, "Retrained", text, QMessageBox.Ok, self)
-            box.setObjectName("retrainResult")
-            box.setAttribute(Qt.WA_DeleteOnClose)
-            box.open()
-            self.retrain_box = box
-        batch_id = result.get("batch_id")
-        if batch_id:
-            self._guard(self.session.open_batch, batch_id)
+    def job_progress(self, stage: str, done, total, message: str) -> None:
+        if total:
+            self.job_bar.setRange(0, int(total))
+            self.job_bar.setValue(min(int(done), int(total)))
         else:
-            self._guard(self.session.refresh_batch)
-            self._guard(self.session.reload)
-        self._refresh_batch_panel()
-        if kind in ("retrain", "preannotate"):  # a new model has its own threshold
-            self._refresh_operating_point()
-        if kind == "preannotate":
-            self.statusBar().showMessage(f"Pre-annotated {result['notes']} note(s) of the open "
-                                         f"batches again; decided spans were kept.", 15000)
-        if self.tabs.currentIndex() == 1:  # else when it is shown: matplotlib takes 0.3-1.5 s
-            self.refresh_dashboard()
-        self.editor.setFocus()
+            self.job_bar.setRange(0, 0)
+        text = stage + (f": {message}" if message else "")
+        self.job_bar.setFormat(text[:40] + (" %p%" if total else ""))
+        self.job_bar.setToolTip(text)
+
+    def job_cancelling(self) -> None:
+        self.job_cancel.setEnabled(False)
+        self.job_cancel.setText("Cancelling…")
+
+    def job_ended(self) -> None:
+        self._poll_timer.stop()
+        for w in (self.job_label, self.job_bar, self.job_cancel):
+            w.hide()
+
+    def job_finished(self, kind: str, result: Any) -> None:
+        self.jobFinished.emit(kind, result)
 
     def _labels_changed(self) -> None:
         s = self.session
@@ -928,55 +734,12 @@ class MainWindow(QMainWindow):
 
     # ======================================================================== batch
     def next_batch(self, size: int | None = None, strategy: str | None = None) -> None:
-        if self.session is None:
-            return
-        size = size or self.config.batch_size
-        strategy = strategy or self.config.strategy
-        self.config.batch_size, self.config.strategy = size, strategy
-        self.config.save()
-        self.session.time.flush()
-        # From what the last retrain stored ahead, in a thread (no child process to spawn);
-        # if a model must run, _poll_job hands the batch to a child process instead.
-        options = dict(size=size, strategy=strategy, annotator=self.config.annotator)
-        path = str(self.project.path)
-        self._next_batch_fallback = lambda: workflow.ProcessJob("next_batch", path, **options)
-        self.start_job(workflow.ThreadJob("next_batch", partial(workflow.next_batch_stored, path,
-                                                                **options)),
-                       f"Next batch ({size}, {strategy})")
+        self.controller.next_batch(size, strategy)
 
     def submit_and_retrain(self) -> None:
-        s = self.session
-        if s is None or s.batch is None or s.read_only:
-            return
-        question = s.submit_question()   # the wording and the default (No) come from the core
-        if question is not None and not self.confirm(question.title, question.text):
-            return
-        s.time.flush()
-        pending = sum(len(self.project.spans(bn.note_id, source=("model", "human"), status="pending"))
-                      for bn in s.batch_notes)
-        try:
-            gold = self.project.submit_batch(s.batch.id, self.config.annotator)
-        except DeidError as exc:
-            self.report_error("Cannot submit the batch", exc)
-            return
-        self._guard(s.refresh_batch)
-        self._guard(s.reload)
-        self._refresh_note()
-        note = f" ({pending} pending spans were left out)" if pending else ""
-        shared = s.assignment
-        if shared is not None and 0 < shared.mine < shared.total:
-            note += f"; the {shared.total - shared.mine} notes assigned to others are theirs to submit"
-        self.statusBar().showMessage(f"Batch {s.batch.number} submitted: {gold} gold spans{note}. "
-                                     f"Retraining…", 15000)
-        size = self.batch_panel.size_combo.currentData() or self.config.batch_size
-        strategy = self.batch_panel.strategy_combo.currentData() or self.config.strategy
-        rs = self.retrain_settings
-        self.start_job(workflow.ProcessJob("retrain", str(self.project.path), annotator=self.config.annotator,
-                                           tagger=rs.get("tagger"), options=rs.get("options"),
-                                           next_size=size, strategy=strategy,
-                                           min_gold_notes=rs.get("min_gold_notes"),
-                                           eval_share=rs.get("eval_share")),
-                       f"Retraining on batch {s.batch.number}")
+        """Make the batch gold, retrain, pre-annotate the next batch of the panel's size."""
+        self.controller.submit_and_retrain(self.batch_panel.size_combo.currentData(),
+                                           self.batch_panel.strategy_combo.currentData())
 
     # ======================================================================== import / export
     def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model") -> None:
@@ -987,13 +750,7 @@ class MainWindow(QMainWindow):
             if dialog.exec() != CorpusDialog.Accepted:
                 return
             fmt, path, source = dialog.fmt, dialog.path, dialog.source
-        project_path, annotator = self.project.path, self.config.annotator
-
-        def work(progress):
-            with Project.open(project_path) as project:
-                return workflow.import_notes(project, fmt, path, source, annotator, progress)
-
-        self.start_job(workflow.ThreadJob("import", work), f"Importing {Path(path).name}")
+        self.controller.import_notes(fmt, path, source)
 
     def _export_target(self, fmt: str | None, path: str | None) -> tuple[str, str] | None:
         """The format and path to export to: as given, or asked in the export dialog."""
@@ -1007,14 +764,7 @@ class MainWindow(QMainWindow):
     def export_corpus(self, fmt: str | None = None, path: str | None = None) -> None:
         if self.session is None or (target := self._export_target(fmt, path)) is None:
             return
-        fmt, path = target
-        project_path = self.project.path
-
-        def work(progress):
-            with Project.open(project_path, read_only=True) as project:  # works read-only too
-                return workflow.export_corpus(project, fmt, path, progress=progress)
-
-        self.start_job(workflow.ThreadJob("export", work), f"Exporting to {Path(path).name}")
+        self.controller.export_corpus(*target)
 
     def export_deidentified(self, fmt: str | None = None, path: str | None = None,
                             method: str | None = None) -> None:
@@ -1029,14 +779,7 @@ class MainWindow(QMainWindow):
                 return
         if (target := self._export_target(fmt, path)) is None:
             return
-        fmt, path = target
-        project_path = self.project.path
-
-        def work(progress):
-            with Project.open(project_path, read_only=True) as project:
-                return workflow.export_deidentified(project, fmt, path, method, progress=progress)
-
-        self.start_job(workflow.ThreadJob("export", work), f"De-identifying to {Path(path).name}")
+        self.controller.export_deidentified(*target, method)
 
     def release_report(self, path: str | None = None) -> None:
         """Write the release report of the open project (asked where, unless given)."""
@@ -1047,11 +790,7 @@ class MainWindow(QMainWindow):
                                                   "HTML (*.html)")
             if not path:
                 return
-        from ..release_report import write_release_report
-
-        project_path = self.project.path
-        self.start_job(workflow.ThreadJob("report", lambda progress: write_release_report(
-            project_path, path, progress=progress)), f"Writing the release report {Path(path).name}")
+        self.controller.release_report(path)
 
     # ======================================================================== dashboard, help
     def _tab_changed(self, index: int) -> None:
@@ -1063,14 +802,8 @@ class MainWindow(QMainWindow):
             self.dashboard.set_data([], [])
             return
         try:
-            self.dashboard.set_data(workflow.learning_curve(self.project), workflow.batch_points(self.project))
-            has_versions = bool(self.project.query("SELECT 1 FROM note_versions LIMIT 1"))
-            if has_versions:   # team annotation: imported only then (seconds on a busy machine)
-                from ..team import agreement
-
-                self.dashboard.set_agreement(agreement(self.project))
-            else:
-                self.dashboard.set_agreement(None)
+            self.dashboard.set_data(*self.controller.dashboard_figures())
+            self.dashboard.set_agreement(self.controller.team_agreement())
         except DeidError as exc:
             self.report_error("Dashboard", exc)
 
@@ -1081,7 +814,7 @@ class MainWindow(QMainWindow):
         if self.project is None:
             self.report_error("Adjudication", "open a project first")
             return
-        if not self._ensure_annotator():
+        if not self.controller.ensure_annotator():
             return
         view = getattr(self, "adjudication_view", None)
         if view is not None and view.project is self.project:
@@ -1115,18 +848,11 @@ class MainWindow(QMainWindow):
                                     QMessageBox.No) == QMessageBox.Yes
 
     def reopen_batch(self) -> None:
-        if self.session is not None:
-            self._guard(self.session.reopen_batch, quiet=False)
-            self._refresh_note()
+        self.controller.reopen_batch()
 
     def closeEvent(self, event) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            if hasattr(self.job, "kill"):
-                self.job.kill()
-            self.job = None
+        self.controller.shutdown()
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self._activity)
-        self.close_project()
         super().closeEvent(event)

@@ -18,10 +18,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ..store import PassphraseRequiredError, Project, ProjectLockedError, WrongPassphraseError
+from ..annotation.project_opening import WRONG_PASSPHRASE, open_project_asking  # noqa: F401
+from ..store import Project
 from ..store import crypto
-from ..store.locking import describe_holder
-from ..store.passphrase import PASSPHRASE_ENV
 
 #: Languages offered for a new project (any spaCy code may be typed).
 LANGUAGES = ("en", "es", "de", "fr", "it", "nl", "pt")
@@ -289,34 +288,11 @@ def ask_passphrase_change(parent: QWidget | None, path: str | os.PathLike) -> tu
 
 
 # -- opening -----------------------------------------------------------------------------------------
-WRONG_PASSPHRASE = "Wrong passphrase: it does not open this project. Try again, or Cancel."
-
-
 def open_project_interactively(parent: QWidget | None, path: str | os.PathLike) -> Project | None:
-    """``Project.open`` asking what it needs: the passphrase of an encrypted project
-    (``$DEID_ANNOTATOR_PASSPHRASE`` first; a wrong one is said and asked again), and
-    whether to open read-only when another instance holds the project. None when the
-    user cancels; other problems raise (a :class:`~deid_annotator.errors.DeidError`)."""
-    passphrase = os.environ.get(PASSPHRASE_ENV) or None
-    from_env = passphrase is not None
-    read_only = False
-    while True:
-        try:
-            return Project.open(path, passphrase=passphrase, read_only=read_only)
-        except PassphraseRequiredError:
-            error = ""
-        except WrongPassphraseError:
-            error = (f"{PASSPHRASE_ENV} does not open this project; type its passphrase."
-                     if from_env else WRONG_PASSPHRASE)
-        except ProjectLockedError as exc:
-            if read_only or not ask_open_read_only(parent, path, describe_holder(exc.holder)):
-                return None
-            read_only = True
-            continue
-        from_env = False
-        passphrase = ask_passphrase(parent, path, error)
-        if passphrase is None:
-            return None
+    """``Project.open`` asking through this module's dialogs (see
+    :func:`deid_annotator.annotation.project_opening.open_project_asking`)."""
+    return open_project_asking(path, lambda p, error: ask_passphrase(parent, p, error),
+                               lambda p, holder: ask_open_read_only(parent, p, holder))
 
 
 def window_title(project: Project) -> str:

@@ -27,13 +27,13 @@ def retrained(path, gold, ahead: int) -> None:
 
 def jobs_started(window, monkeypatch) -> list[str]:
     started: list[str] = []
-    real = window.start_job
+    real = window.controller.start_job   # the app controller starts every job
 
     def recording(job, title):
         started.append(type(job).__name__)
         return real(job, title)
 
-    monkeypatch.setattr(window, "start_job", recording)
+    monkeypatch.setattr(window.controller, "start_job", recording)
     return started
 
 

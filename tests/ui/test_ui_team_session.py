@@ -91,7 +91,7 @@ def test_submitting_in_the_copy_makes_only_the_annotators_notes_gold(team_copy, 
                                                                     monkeypatch):
     path, everyone, mine = team_copy
     w = open_window(path, "alice")
-    monkeypatch.setattr(w, "start_job", lambda job, title: None)   # no retrain here
+    monkeypatch.setattr(w.controller, "start_job", lambda job, title: None)   # no retrain here
     w.submit_and_retrain()
     message = w.statusBar().currentMessage()
     assert f"the {len(everyone) - len(mine)} notes assigned to others are theirs to submit" in message
