@@ -392,3 +392,81 @@ def test_the_passphrase_change_reencrypts_and_reopens_without_asking(encrypted_p
     c.close_project()
     with Project.open(encrypted_path, passphrase=NEW, read_only=True) as p:
         assert p.note_count() == 4
+
+
+# -- batches and commands ------------------------------------------------------------------------------
+@pytest.fixture
+def batch_open(project_path):
+    with Project.open(project_path) as p:
+        p.create_batch(["n0", "n1"], "sequential")
+    return project_path
+
+
+def recording_jobs(c: AppController) -> list:
+    started = []
+    c.start_job = lambda job, title: started.append((job, title)) or True
+    return started
+
+
+def test_submitting_asks_first_and_declined_nothing_is_submitted(batch_open):
+    view = RecordingView(confirm=False)
+    c = controller(view)
+    assert c.open_project(batch_open)
+    started = recording_jobs(c)
+    c.submit_and_retrain(10, "sequential")
+    (title, text), = view.said("confirm")          # two notes not done, spans pending
+    assert not c.project.batch(c.session.batch.id).read_only and started == []
+
+
+def test_a_submitted_batch_says_what_was_left_out_and_retrains(batch_open):
+    view = RecordingView(confirm=True)
+    c = controller(view)
+    assert c.open_project(batch_open)
+    started = recording_jobs(c)
+    c.submit_and_retrain(40, "random")
+    assert c.project.batch(c.session.batch.id).read_only
+    assert view.statuses()[-1] == ("Batch 1 submitted: 0 gold spans (2 pending spans were left "
+                                   "out). Retraining…")
+    (job, title), = started
+    assert (job.kind, title) == ("retrain", "Retraining on batch 1")
+    assert (job.kwargs["next_size"], job.kwargs["strategy"], job.kwargs["annotator"]) == \
+        (40, "random", ANNOTATOR)
+    assert view.said("note_changed")
+
+
+def test_next_batch_remembers_its_size_and_starts_in_a_thread(batch_open):
+    c = controller()
+    assert c.open_project(batch_open)
+    started = recording_jobs(c)
+    c.next_batch(20, "random")
+    (job, title), = started
+    assert isinstance(job, workflow.ThreadJob) and title == "Next batch (20, random)"
+    assert (AppConfig.load().batch_size, AppConfig.load().strategy) == (20, "random")
+    assert c._next_batch_fallback().kind == "next_batch"   # a child process if nothing is stored
+
+
+def test_commands_are_available_by_state(batch_open):
+    c = controller()
+    closed = c.command_states()
+    assert not any(closed[name] for name in ("export", "show_folder", "release_report", "undo"))
+    assert c.open_project(batch_open)
+    states = c.command_states()
+    assert states["next_batch"] and states["submit"] and states["accept_all_next"]
+    assert not states["accept"] and not states["cancel_job"] and not states["change_passphrase"]
+    assert c.start_job(FakeJob("export", result=1), "Exporting")
+    busy = c.command_states()
+    assert busy["cancel_job"] and not busy["next_batch"] and not busy["submit"] and \
+        not busy["import"] and busy["accept_all_next"]   # annotating goes on meanwhile
+    c.run_command("next_span")
+    assert c.session.selected is not None and c.command_states()["accept"]
+
+
+def test_a_refused_command_is_said_quietly(batch_open):
+    view = RecordingView(confirm=True)
+    c = controller(view)
+    assert c.open_project(batch_open)
+    recording_jobs(c)
+    c.submit_and_retrain()
+    c.run_command("accept_all_next")      # the batch is submitted: read-only
+    c.run_command("no such command")      # nothing
+    assert view.said("note_problem") and view.errors() == []

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DeidError
-from ..progress import Progress
 from ..store import Project
 from . import operating_point, workflow
+from .app_jobs import (export_deidentified_from, export_from, import_into, preannotate_again,
+                       reencrypt, release_report_of)
 from .app_view import AppView
 from .config import AppConfig
 from .job_outcomes import (BatchWork, DemoCreated, Exported, JobCancelled, JobFailed,
@@ -30,52 +31,6 @@ from .session import AnnotationSession
 WRONG_CURRENT_PASSPHRASE = "The current passphrase is wrong; nothing was changed."
 NAME_NEEDED = ("Annotations are signed with the annotator's name (audit log). Open the project "
                "again to give it.")
-
-
-# -- the work of thread jobs (run away from the UI thread) ----------------------------------------
-def reencrypt(path, old: str, new: str, annotator: str | None, progress: Progress) -> dict:
-    """Change the passphrase; the project is returned held open under the passphrase that
-    opens it afterwards, so that reopening it in the app asks nothing."""
-    from ..store.passphrase import change_passphrase
-
-    error = None
-    try:
-        change_passphrase(path, old, new, annotator=annotator, progress=progress)
-    except DeidError as exc:  # cancelled included: the old passphrase still opens it
-        error = str(exc)
-    try:
-        held = Project.open(path, passphrase=old if error else new)
-    except DeidError:
-        held = None
-    return {"path": path, "held": held, "error": error}
-
-
-def preannotate_again(project_path, value: float | None, progress: Progress) -> dict:
-    with Project.open(project_path) as project:
-        notes = operating_point.change_min_confidence(project, value, progress=progress)
-    return {"notes": notes, "min_confidence": value, "batch_id": None}
-
-
-def import_into(project_path, fmt: str, path, source: str, annotator: str | None,
-                progress: Progress):
-    with Project.open(project_path) as project:
-        return workflow.import_notes(project, fmt, path, source, annotator, progress)
-
-
-def export_from(project_path, fmt: str, path, progress: Progress) -> int:
-    with Project.open(project_path, read_only=True) as project:  # works read-only too
-        return workflow.export_corpus(project, fmt, path, progress=progress)
-
-
-def export_deidentified_from(project_path, fmt: str, path, method: str, progress: Progress):
-    with Project.open(project_path, read_only=True) as project:
-        return workflow.export_deidentified(project, fmt, path, method, progress=progress)
-
-
-def release_report_of(project_path, path, progress: Progress):
-    from ..release_report import write_release_report
-
-    return write_release_report(project_path, path, progress=progress)
 
 
 class AppController:
@@ -274,6 +229,60 @@ class AppController:
                 self.session.activity()
             except DeidError as exc:
                 self.view.record_error(str(exc))
+
+    # ====================================================================== commands
+    #: Session commands by name (the names of :data:`~deid_annotator.annotation.keymap.COMMANDS`).
+    SESSION_COMMANDS: dict[str, Callable[[AnnotationSession], Any]] = {
+        "next_span": AnnotationSession.select_next, "previous_span": AnnotationSession.select_previous,
+        "accept": AnnotationSession.accept, "reject": AnnotationSession.reject,
+        "deselect": lambda s: s.select(None), "accept_all_next": AnnotationSession.accept_all_and_next,
+        "next_note": AnnotationSession.next_note, "previous_note": AnnotationSession.previous_note,
+        "undo": AnnotationSession.undo, "redo": AnnotationSession.redo,
+        **{move: partial(lambda move, s: s.command_move(move), move)
+           for move in ("end_right", "end_left", "start_left", "start_right")},
+    }
+
+    def run_command(self, name: str) -> None:
+        """One of the session's keyboard commands (unknown names do nothing)."""
+        s = self.session
+        command = self.SESSION_COMMANDS.get(name)
+        if s is None or command is None:
+            return
+        self.attempt(command, s)
+        if name == "accept_all_next" and s.batch_complete() and not s.read_only:
+            # the session's line first: what was accepted, by label (then what to do next)
+            self.view.show_status(f"{s.message}: Batch ▸ Submit batch & retrain (Ctrl+Shift+Enter)",
+                                  15000)
+
+    def command_states(self) -> dict[str, bool]:
+        """Which commands can run now, by action name; ``"label"``: applying a label,
+        ``"min_confidence"``: changing the minimum confidence."""
+        s, p = self.session, self.project
+        have_note = s is not None and s.note is not None
+        editable = have_note and not s.read_only
+        selected = editable and s.selected is not None
+        busy = self.busy
+        # a project opened read-only (another instance edits it): nothing may change
+        writable = self.writable
+        states = dict.fromkeys(("accept", "reject", "start_left", "start_right", "end_left",
+                                "end_right"), selected)
+        states.update(dict.fromkeys(("next_span", "previous_span", "deselect", "next_note",
+                                     "previous_note"), have_note))
+        states.update(
+            accept_all_next=editable, label=editable,
+            apply_propagation=editable and bool(s.proposals),
+            undo=writable, redo=writable, new_label=writable,
+            export=s is not None,
+            show_folder=p is not None,
+            release_report=p is not None and not busy,
+            next_batch=writable and not busy, min_confidence=writable and not busy,
+            submit=editable and s.batch is not None and not busy,
+            reopen_batch=writable and s.batch is not None and s.batch.read_only and not busy,
+            change_passphrase=writable and p.encrypted and not busy,
+            cancel_job=busy,
+        )
+        states["import"] = writable and not busy
+        return states
 
     # ====================================================================== what the window shows
     def min_confidence_shown(self) -> tuple[float | None, float | None, bool] | None:

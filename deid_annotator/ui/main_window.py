@@ -555,38 +555,16 @@ class MainWindow(QMainWindow):
                                    reasons={i: r.describe() for i, r in s.pick_reasons.items()})
 
     def _update_actions(self) -> None:
-        s = self.session
-        have_note = s is not None and s.note is not None
-        editable = have_note and not s.read_only
-        selected = editable and s.selected is not None
-        busy = self.job is not None
-        # a project opened read-only (another instance edits it): nothing may change
-        writable = s is not None and not self.project.read_only
-        get = self.actions_by_name
-        for name in ("accept", "reject", "start_left", "start_right", "end_left", "end_right"):
-            get[name].setEnabled(selected)
-        for name in ("next_span", "previous_span", "deselect", "next_note", "previous_note"):
-            get[name].setEnabled(have_note)
-        get["accept_all_next"].setEnabled(editable)
-        get["apply_propagation"].setEnabled(editable and bool(s.proposals))
-        get["undo"].setEnabled(writable)
-        get["redo"].setEnabled(writable)
-        get["import"].setEnabled(writable and not busy)
-        get["new_label"].setEnabled(writable)
-        get["export"].setEnabled(s is not None)
-        get["release_report"].setEnabled(self.project is not None and not busy)
-        get["show_folder"].setEnabled(self.project is not None)
-        get["next_batch"].setEnabled(writable and not busy)
-        get["submit"].setEnabled(editable and s.batch is not None and not busy)
-        get["cancel_job"].setEnabled(busy)
-        get["reopen_batch"].setEnabled(writable and s.batch is not None and s.batch.read_only and not busy)
-        get["change_passphrase"].setEnabled(writable and self.project.encrypted and not busy)
-        self.batch_panel.next_button.setEnabled(writable and not busy)
-        self.batch_panel.set_min_confidence_enabled(writable and not busy)
-        if busy:
+        states = self.controller.command_states()
+        for name, enabled in states.items():
+            if name in self.actions_by_name:
+                self.actions_by_name[name].setEnabled(enabled)
+        self.batch_panel.next_button.setEnabled(states["next_batch"])
+        self.batch_panel.set_min_confidence_enabled(states["min_confidence"])
+        if self.controller.busy:
             self.batch_panel.submit_button.setEnabled(False)
         for action in getattr(self, "_label_actions", []):
-            action.setEnabled(editable)
+            action.setEnabled(states["label"])
 
     # ======================================================================== editor input
     def _guard(self, fn: Callable, *args, quiet: bool = True) -> Any:
@@ -598,21 +576,10 @@ class MainWindow(QMainWindow):
         s = self.session
         if s is None:
             return
-        handlers = {
-            "next_span": s.select_next, "previous_span": s.select_previous,
-            "accept": s.accept, "reject": s.reject, "deselect": lambda: s.select(None),
-            "accept_all_next": s.accept_all_and_next, "next_note": s.next_note,
-            "previous_note": s.previous_note, "undo": s.undo, "redo": s.redo,
-            "apply_propagation": lambda: self.apply_propagation(self.propagation.checked()),
-        }
-        if name in ("end_right", "end_left", "start_left", "start_right"):
-            self._guard(s.command_move, name)
-        elif name in handlers:
-            self._guard(handlers[name])
-            if name == "accept_all_next" and s.batch_complete() and not s.read_only:
-                # the session's line first: what was accepted, by label (then what to do next)
-                self.statusBar().showMessage(f"{s.message}: Batch ▸ Submit batch & retrain "
-                                             f"(Ctrl+Shift+Enter)", 15000)
+        if name == "apply_propagation":   # the proposals ticked in the panel
+            self.apply_propagation(self.propagation.checked())
+        else:
+            self.controller.run_command(name)
         if name in ("next_span", "previous_span") and s.selected is not None:
             self.editor.reveal(s.selected.id)
 
