@@ -470,3 +470,16 @@ def test_a_refused_command_is_said_quietly(batch_open):
     c.run_command("accept_all_next")      # the batch is submitted: read-only
     c.run_command("no such command")      # nothing
     assert view.said("note_problem") and view.errors() == []
+
+
+def test_opening_a_proposal_opens_its_note_and_keeps_the_offer(batch_open):
+    view = RecordingView()
+    c = controller(view)
+    assert c.open_project(batch_open)
+    s = c.session
+    s.apply_label("DATE", (19, 24))                  # "visit": the same decision elsewhere?
+    offered = list(s.proposals)
+    assert [p.note_id for p in offered] == ["n1"]
+    assert c.open_proposal(5) is None and s.note.id == "n0"
+    assert c.open_proposal(0) == offered[0]
+    assert s.note.id == "n1" and s.proposals == offered   # still offered from the other note

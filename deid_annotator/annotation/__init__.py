@@ -8,6 +8,11 @@
 * :mod:`.keymap` — keys of the commands and of the labels; label colours.
 * :mod:`.config` — the app's remembered settings (annotator, last project).
 * :mod:`.workflow` — next batch and retraining, through :mod:`deid_annotator.loop`.
+* :mod:`.app_controller` — :class:`~.app_controller.AppController`: the app's logic
+  (projects, passphrases, long jobs and their outcomes, batches, import and export);
+  the window implements :class:`~.app_view.AppView` for it. :mod:`.job_outcomes`: one
+  type per kind of job result; :mod:`.project_opening`: the passphrase and read-only
+  questions of opening; :mod:`.app_jobs`: the work of the app's thread jobs.
 """
 from .keymap import COMMANDS, label_colors, label_keys
 from .propagation import Proposal, find_occurrences

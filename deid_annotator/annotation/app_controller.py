@@ -254,6 +254,20 @@ class AppController:
             self.view.show_status(f"{s.message}: Batch ▸ Submit batch & retrain (Ctrl+Shift+Enter)",
                                   15000)
 
+    def open_proposal(self, index: int):
+        """Open the note of the ``index``-th proposal of the same decision elsewhere, the
+        offer kept open; the proposal (to select its text), or None if there is none."""
+        s = self.session
+        if s is None or not (0 <= index < len(s.proposals)):
+            return None
+        proposal = s.proposals[index]
+        proposals, origin = list(s.proposals), s.proposal_origin
+        if s.note is None or s.note.id != proposal.note_id:
+            self.attempt(s.open_note, proposal.note_id)
+            s.proposals, s.proposal_origin = proposals, origin   # keep the offer open
+            s._emit("propagation")
+        return proposal
+
     def command_states(self) -> dict[str, bool]:
         """Which commands can run now, by action name; ``"label"``: applying a label,
         ``"min_confidence"``: changing the minimum confidence."""

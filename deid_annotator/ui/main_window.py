@@ -633,17 +633,10 @@ class MainWindow(QMainWindow):
             self._guard(self.session.apply_proposals, checked)
 
     def _open_proposal(self, index: int) -> None:
-        s = self.session
-        if s is None or not (0 <= index < len(s.proposals)):
-            return
-        p = s.proposals[index]
-        proposals, origin = list(s.proposals), s.proposal_origin
-        if s.note is None or s.note.id != p.note_id:
-            self._guard(s.open_note, p.note_id)
-            s.proposals, s.proposal_origin = proposals, origin   # keep the offer open
-            s._emit("propagation")
-        self.editor.select_range(p.start, p.end)
-        self.editor.ensureCursorVisible()
+        proposal = self.controller.open_proposal(index)
+        if proposal is not None:
+            self.editor.select_range(proposal.start, proposal.end)
+            self.editor.ensureCursorVisible()
 
     def _on_activity(self) -> None:
         self.controller.activity()
