@@ -9,6 +9,7 @@ import pytest
 
 from deid_annotator.annotation import job_outcomes, workflow
 from deid_annotator.annotation.app_controller import WRONG_CURRENT_PASSPHRASE, AppController
+from deid_annotator.annotation.app_view import AppView
 from deid_annotator.annotation.config import AppConfig
 from deid_annotator.annotation.job_outcomes import (BatchMade, BatchWork, DeidentifiedExported,
                                                     DemoCreated, GoldExported, JobCancelled,
@@ -22,6 +23,7 @@ from deid_annotator.store.passphrase import PASSPHRASE_ENV
 
 ANNOTATOR = "tester"
 OLD, NEW = "an old passphrase", "a brand new passphrase"
+VIEW_METHODS = {name for name in vars(AppView) if not name.startswith("_")}
 needs_sqlcipher = pytest.mark.skipif(not crypto.available(), reason="sqlcipher3-binary is not installed")
 
 
@@ -68,9 +70,9 @@ class RecordingView:
     def job_finished(self, kind, result):
         self.finished.append((kind, result))
 
-    def __getattr__(self, name):   # every other view call: recorded, nothing to answer
-        if name.startswith("_"):
-            raise AttributeError(name)
+    def __getattr__(self, name):   # every other call of the view protocol: recorded
+        if name not in VIEW_METHODS:
+            raise AttributeError(f"{name} is not a method of AppView")
         return lambda *args: self.calls.append((name, *args))
 
 
