@@ -450,9 +450,6 @@ class MainWindow(QMainWindow):
         self.guidelines_view.show_project(None)
         self._update_actions()
 
-    def labels_changed(self) -> None:
-        self._labels_changed()
-
     def batch_changed(self) -> None:
         self._refresh_batch_panel()
 
@@ -685,7 +682,7 @@ class MainWindow(QMainWindow):
     def job_finished(self, kind: str, result: Any) -> None:
         self.jobFinished.emit(kind, result)
 
-    def _labels_changed(self) -> None:
+    def labels_changed(self) -> None:
         s = self.session
         self.editor.set_colors(s.label_colors)
         self.editor.label_keys = set(s.key_labels)
