@@ -13,6 +13,14 @@ SHARED_CORPORA = ROOT.parent / "shared" / "corpora"
 PHYSIONET_DEV = SHARED_CORPORA / "physionet-dev"
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test of the real corpora is a slow test: ``python -m pytest`` (the fast tier) leaves
+    them out, ``python -m pytest -m slow`` (which CI runs too) takes them."""
+    for item in items:
+        if item.get_closest_marker("corpus") or "physionet_dev" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def physionet_dev() -> Path:
     """The real PhysioNet nursing notes (never copied into the repository)."""

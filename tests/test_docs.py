@@ -4,7 +4,6 @@ README's test command, and the MkDocs site builds with --strict (a broken link o
 fails the run)."""
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -20,13 +19,6 @@ DOCS = ROOT / "docs"
 README_TEST_COMMAND = 'pip install torch==2.13.0 && pip install -e ".[test]" && python -m pytest'
 
 
-def _cli_reference_generator():
-    spec = importlib.util.spec_from_file_location("gen_cli_reference", DOCS / "gen_cli_reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
                            str(config), "--site-dir", str(site)],
@@ -34,9 +26,11 @@ def _mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
 
 
 def test_cli_reference_is_generated_from_the_current_parsers():
-    generator = _cli_reference_generator()
-    assert (DOCS / "cli.md").read_text(encoding="utf-8") == generator.render(), (
-        "docs/cli.md is stale: run python docs/gen_cli_reference.py")
+    # In a fresh interpreter: other tests register stand-in taggers, which the parsers
+    # would then list among --tagger's choices.
+    run = subprocess.run([sys.executable, str(DOCS / "gen_cli_reference.py"), "--check"],
+                         capture_output=True, text=True, cwd=DOCS.parent)
+    assert run.returncode == 0, run.stderr or "docs/cli.md is stale: run python docs/gen_cli_reference.py"
 
 
 def test_cli_reference_covers_every_command_and_option():

