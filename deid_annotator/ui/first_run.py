@@ -1,8 +1,9 @@
 """Help ▸ Getting started: a short guide, opened by itself on the first start."""
 from __future__ import annotations
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
+
+from .help_menu import add_help_action
 
 GUIDE = """\
 # Getting started
@@ -79,13 +80,5 @@ def show_once(window) -> bool:
 
 
 def install(window) -> None:
-    action = QAction("&Getting started", window)
-    action.setObjectName("getting_started")
-    action.setStatusTip("what a batch is, the keys, what retraining does")
-    action.triggered.connect(lambda _=False: open_guide(window))
-    window.addAction(action)
-    window.actions_by_name["getting_started"] = action
-    for menu_action in window.menuBar().actions():
-        if menu_action.menu() is not None and menu_action.text().replace("&", "") == "Help":
-            help_menu = menu_action.menu()
-            help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, action)
+    add_help_action(window, "getting_started", "&Getting started",
+                    "what a batch is, the keys, what retraining does", lambda: open_guide(window))

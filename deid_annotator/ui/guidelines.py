@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QPlainTextEdit, QPushButton,
                                QStackedWidget, QTextBrowser, QVBoxLayout)
 
 from ..errors import DeidError
 from ..store.guidelines import guidelines, set_guidelines
+from .help_menu import add_help_action
 
 NONE_YET = ("*No annotation guidelines in this project yet.* Help ▸ Annotation guidelines ▸ Edit "
             "writes them: what counts as PHI, where spans start and end, examples.")
@@ -135,14 +135,7 @@ def install(window) -> None:
         layout.removeItem(stretch)
     layout.addWidget(view, 1)
     window.guidelines_view = view
-    action = QAction("Annotation &guidelines…", window)
-    action.setObjectName("guidelines")
-    action.setStatusTip("what counts as PHI in this project and where spans start and end")
-    action.triggered.connect(lambda _=False: open_guidelines(window))
-    window.addAction(action)
-    window.actions_by_name["guidelines"] = action
-    for menu_action in window.menuBar().actions():
-        if menu_action.menu() is not None and menu_action.text().replace("&", "") == "Help":
-            help_menu = menu_action.menu()
-            help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, action)
+    add_help_action(window, "guidelines", "Annotation &guidelines…",
+                    "what counts as PHI in this project and where spans start and end",
+                    lambda: open_guidelines(window))
     view.show_project(window.project)
