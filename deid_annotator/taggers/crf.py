@@ -67,7 +67,11 @@ DEFAULTS: dict[str, Any] = {
     "seed": 13,
     # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
     # model folder. None: no cluster features.
-    "word_clusters": None,
+    "word_clusters": None,      # "glove": the shipped clusters of the GloVe 6B vectors
+                                # (English; other languages go without), not copied
+    # Each word's Zipf-frequency bin in general text of the note's language (wordfreq),
+    # where wordfreq has the language.
+    "zipf_bins": False,
     # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
     # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
     # their lines with PHI are trained on. Measured: no lever on physionet-dev (README).
@@ -275,6 +279,8 @@ class CrfTagger(Tagger):
             elif clusters is not None and not (isinstance(clusters, str) and clusters):
                 raise ValueError(f"word_clusters must be the path of a clusters file, "
                                  f"not {clusters!r}")
+            if not isinstance(o["zipf_bins"], bool):
+                raise ValueError(f"zipf_bins must be true or false, not {o['zipf_bins']!r}")
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
@@ -286,8 +292,14 @@ class CrfTagger(Tagger):
     @property
     def extractor(self) -> FeatureExtractor:
         if self._fx is None:
+            frequency = None
+            if self.options["zipf_bins"]:
+                from ..knowledge.frequency import zipf_bins_for
+
+                frequency = zipf_bins_for(self.lang)
             self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"], clusters=self._clusters)
+                                        max_len=self.options["max_len"], clusters=self._clusters,
+                                        frequency=frequency)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":
@@ -299,6 +311,14 @@ class CrfTagger(Tagger):
 
     def _read_clusters_option(self) -> None:
         path = self.options["word_clusters"]
+        if path == "glove":
+            if self._clusters is None:
+                from ..knowledge.glove_clusters import glove_clusters_for
+
+                clusters = glove_clusters_for(self.lang)
+                if clusters is not None:
+                    self.use_word_clusters(clusters)
+            return
         if path is not None and self._clusters is None:
             from ..embeddings.clusters import WordClusters
 
@@ -480,7 +500,7 @@ class CrfTagger(Tagger):
         (directory / MODEL_FILE).write_bytes(self._model)
         (directory / DIGEST_FILE).write_text(hashlib.sha256(self._model).hexdigest() + "\n",
                                              encoding="ascii")
-        if self._clusters is not None:
+        if self._clusters is not None and self.options["word_clusters"] != "glove":
             self._clusters.save(directory / CLUSTERS_FILE)  # owner-only: names are PHI
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -499,7 +519,9 @@ class CrfTagger(Tagger):
                                  f"({DIGEST_FILE}): it was changed or damaged after it was saved")
         self._open(model)
         clusters_path = directory / CLUSTERS_FILE
-        if clusters_path.is_file():
+        if self.options["word_clusters"] == "glove":
+            self._read_clusters_option()       # shipped with the program, not the model
+        elif clusters_path.is_file():
             from ..embeddings.clusters import WordClusters
 
             self.use_word_clusters(WordClusters.load(clusters_path))

