@@ -100,14 +100,19 @@ def test_bilstm_glove_model_keeps_its_own_rows_and_reads_the_rest_when_it_tags(t
     assert "paris" not in saved["words"] and len(saved["words"]) < 100
     assert saved["knowledge_vectors"]["name"] == "glove-6b-50d"
     loaded = load_model(tmp_path / "m")
-    words, dims, weights = loaded._inference_parts()
+    test = [Note("x", TEMPLATE.format("Paris"), {}, [])]
+    words, dims, weights = loaded._inference_parts(test)
     glove, scale = glove_for("en"), loaded.knowledge_vectors["scale"]
     row = words.get("paris")
-    assert row >= len(loaded.words) and dims.num_words == len(words)
+    assert row >= len(loaded.words) and dims.num_words == len(words) == len(loaded.words) + 1
     np.testing.assert_allclose(weights["word_embedding.weight"][row],
                                glove.vectors([glove.row("paris")])[0] * scale, rtol=1e-6)
-    test = [Note("x", TEMPLATE.format("Paris"), {}, [])]
     assert loaded.predict(test) == tagger.predict(test)
+    later = [Note("y", TEMPLATE.format("Qaxilorvent Berlin"), {}, [])]
+    words, dims, _ = loaded._inference_parts(later)       # grows by the words GloVe knows
+    assert "berlin" in words and "qaxilorvent" not in words and words.get("paris") == row
+    assert len(json.loads((tmp_path / "m" / "vocabularies.json").read_text())["words"]) \
+        == len(loaded.words)
 
 
 def test_bilstm_frozen_glove_rows_do_not_move():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -632,7 +633,8 @@ class BiLstmCrfTagger(Tagger):
 
         self._check_fitted()
         o = self.options
-        words, dims, weights = self._inference_parts()
+        notes = list(notes)
+        words, dims, weights = self._inference_parts(notes)
         if cuda_wanted(o["device"]):
             network = self.network if words is self.words else _torch_network(dims, weights)
             engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
@@ -648,33 +650,40 @@ class BiLstmCrfTagger(Tagger):
                                     o["window"], o["overlap"], o["predict_batch_size"],
                                     progress, workers=engine.workers)
 
-    def _inference_parts(self) -> tuple[Vocabulary, Dimensions, dict[str, np.ndarray]]:
-        """The vocabulary, dimensions and weights to tag with: the model's own, extended,
-        when it was trained with packaged vectors, with the (scaled) rows of every word those
-        vectors know beyond the model's vocabulary (words first met when tagging)."""
+    def _inference_parts(self, notes: Sequence[Note] = ()
+                         ) -> tuple[Vocabulary, Dimensions, dict[str, np.ndarray]]:
+        """The vocabulary, dimensions and weights to tag ``notes`` with: the model's own, or,
+        for a model trained with packaged vectors, those extended with the (scaled) rows of
+        the words of ``notes`` that the vectors know and the model's vocabulary lacks (words
+        first met when tagging). The extension grows from call to call; the saved model
+        never holds it."""
         weights = self.weights()
         if self.knowledge_vectors is None:
             return self.words, self._dims, weights
+        from ...knowledge import GLOVE_NAME, KnowledgeError, glove_for
+
+        glove = glove_for(self.lang)
+        if self.knowledge_vectors.get("name") != GLOVE_NAME or glove is None:
+            raise KnowledgeError(f"bilstm-crf: the model needs the vectors "
+                                 f"{self.knowledge_vectors.get('name')!r}, which this version "
+                                 f"does not know for language {self.lang!r}")
         if self._inference is None:
-            from dataclasses import replace
-
-            from ...knowledge import GLOVE_NAME, KnowledgeError, glove_for
-
-            if self.knowledge_vectors.get("name") != GLOVE_NAME or glove_for(self.lang) is None:
-                raise KnowledgeError(f"bilstm-crf: the model needs the vectors "
-                                     f"{self.knowledge_vectors.get('name')!r}, which this "
-                                     f"version does not know for language {self.lang!r}")
-            glove = glove_for(self.lang)
-            words = Vocabulary.from_json(self.words.to_json())
-            base = len(words)
-            all_words = glove.words()
-            words.extend(all_words)
-            rows = [glove.row(w) for w in words.itos[base:]]
-            extra = glove.vectors(rows) * np.float32(self.knowledge_vectors["scale"])
+            self._inference = (Vocabulary.from_json(self.words.to_json()), self._dims, weights)
+        words, dims, weights = self._inference
+        new = sorted({w for n in notes for w in map(normalize_word, _LETTERS.findall(n.text))
+                      if w not in words.stoi})
+        found = [(w, r) for w, r in ((w, glove.row(w)) for w in new) if r is not None]
+        if found:
+            words.extend(w for w, _ in found)
+            extra = glove.vectors([r for _, r in found]) * np.float32(self.knowledge_vectors["scale"])
             weights = dict(weights)
             weights["word_embedding.weight"] = np.concatenate(
                 [weights["word_embedding.weight"], extra.astype(np.float32)], axis=0)
-            self._inference = (words, replace(self._dims, num_words=len(words)), weights)
+            from dataclasses import replace
+
+            dims = replace(dims, num_words=len(words))
+            self._inference = (words, dims, weights)
+            self._numpy_network = None
         return self._inference
 
     # -- persistence -------------------------------------------------------------------
@@ -756,6 +765,9 @@ def _torch_network(dims: Dimensions, weights: Mapping[str, np.ndarray]) -> "BiLs
     network.eval()
     return network
 
+
+#: Runs of letters: the words of a note as the tokenizer cuts them.
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 #: The spread of the random initialisation of embedding rows (uniform in [-0.1, 0.1]).
 INIT_STD = 0.1 / math.sqrt(3)
