@@ -25,7 +25,8 @@ SHARED = REPO.parent / "shared"
 #: (source under the repository, destination in the bundle) of the data files.
 RESOURCE_DIRS = (("resources/demo", "resources/demo"),
                  ("resources/gazetteers", "resources/gazetteers"),
-                 ("resources/licenses", "resources/licenses"))
+                 ("resources/licenses", "resources/licenses"),
+                 ("resources/knowledge", "resources/knowledge"))
 
 #: Modules of the package the app never runs (developer tools); their imports stay out too.
 UNWANTED_PACKAGE_MODULES = ("deid_annotator.taggers.build_gazetteers", "deid_annotator.ui.screenshot")

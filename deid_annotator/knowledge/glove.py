@@ -58,9 +58,8 @@ class GloveVectors:
             if vectors.ndim != 2 or vectors.shape[0] != len(words):
                 raise KnowledgeError(f"{root}: {len(words)} words but vectors of shape "
                                      f"{vectors.shape}")
-            rows: dict[str, int] = {}
-            for i, word in enumerate(words):
-                rows.setdefault(word, i)
+            # reversed: a word listed twice keeps its first (more frequent) row
+            rows = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
             self._vectors, self._rows = vectors, rows
 
     @property
