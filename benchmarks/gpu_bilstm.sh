@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-bilstm-results}"
 mkdir -p "$OUT"
 CORPUS=../shared/corpora/physionet-dev
+[ -f "$CORPUS/id.text" ] || [ ! -f shared/corpora/physionet-dev/id.text ] || CORPUS=shared/corpora/physionet-dev
 if [ ! -f "$CORPUS/id.text" ]; then
     echo "gpu_bilstm: no corpus at $(cd .. && pwd)/shared/corpora/physionet-dev (put physionet-dev there, beside the repository)" >&2
     exit 2
@@ -23,5 +24,5 @@ fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1 || true
 OPTIONS="${1:-{\}}"
 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" timeout 345 "$PY" benchmarks/gpu_bilstm.py \
-    --out "$OUT" --options "$OPTIONS" --max-seconds 150 2>&1 | tee "$OUT/gpu_bilstm.log"
+    --corpus "$CORPUS" --out "$OUT" --options "$OPTIONS" --max-seconds 150 2>&1 | tee "$OUT/gpu_bilstm.log"
 exit "${PIPESTATUS[0]}"
