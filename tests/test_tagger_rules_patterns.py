@@ -138,3 +138,11 @@ def test_missing_gazetteer_dir_is_a_clear_error(tmp_path):
 
     with pytest.raises(DeidError, match="gazetteer"):
         load_gazetteers(tmp_path)
+
+
+def test_phone_with_area_code_exchange_and_number_as_separate_tokens():
+    text = "Son's number.(410 555 12345) call him; wife (617) 555 1234 aware; BP 120 80 7777 mmHg"
+    got = hits(text, P.PHONE)
+    assert ("(410 555 12345)", "PHONE.phone") in got or ("410 555 12345", "PHONE.phone") in got
+    assert any(t.startswith("(617) 555 1234") for t, _ in got)
+    assert not any("120" in t for t, _ in got)        # numbers without parentheses or a cue

