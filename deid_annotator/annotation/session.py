@@ -160,8 +160,8 @@ class AnnotationSession:
         self.proposal_origin: str = ""       # what the offer follows, e.g. "added 'X' as PATIENT"
         self.message: str = ""
         self._texts: dict[str, str] = {}
-        #: the adds this session made, by store action id: (note, start, end, label), to
-        #: offer their propagation again when they are redone
+        #: the adds made in this annotation session, by store action id: (note, start, end,
+        #: label), to offer their propagation again when they are redone
         self._offers: dict[int, tuple[str, int, int, str]] = {}
         self.last_accepted = None
         self._undo_groups: list[int] = []
