@@ -134,6 +134,16 @@ class AnnotationMixin:
     def _note_text_len(self, note_pk: int) -> tuple[str, int]:
         return self.db.execute("SELECT ext_id, length(text) FROM notes WHERE id = ?", (note_pk,)).fetchone()
 
+    def _checked_place(self, note_id: str, start: int, end: int, label: str,
+                       annotator: str) -> tuple[str, int]:
+        """(annotator, note pk) once the note is writable and the label and offsets are valid."""
+        annotator = self._annotator(annotator)
+        pk = self._note_pk(note_id)
+        self._check_writable(pk)
+        self._check_label(label)
+        self._check_offsets(pk, start, end, label)
+        return annotator, pk
+
     def _check_offsets(self, note_pk: int, start: int, end: int, label: str) -> None:
         ext_id, length = self._note_text_len(note_pk)
         if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) \
@@ -213,11 +223,7 @@ class AnnotationMixin:
     def add_span(self, note_id: str, start: int, end: int, label: str, annotator: str) -> int:
         """Add an annotator's span (``source="human"``, ``status="accepted"``); returns its id."""
         with self._write():
-            annotator = self._annotator(annotator)
-            pk = self._note_pk(note_id)
-            self._check_writable(pk)
-            self._check_label(label)
-            self._check_offsets(pk, start, end, label)
+            annotator, pk = self._checked_place(note_id, start, end, label, annotator)
             same = self.db.execute(
                 "SELECT id FROM spans WHERE note_id = ? AND start = ? AND \"end\" = ? AND label = ? "
                 "AND source IN ('model', 'human') AND status IN ('accepted', 'corrected')",
@@ -347,11 +353,7 @@ class AnnotationMixin:
         what it did to the span at the place: ``add_span``, ``move_span``,
         ``relabel_span`` or ``accept_span``."""
         with self._write():
-            annotator = self._annotator(annotator)
-            pk = self._note_pk(note_id)
-            self._check_writable(pk)
-            self._check_label(label)
-            self._check_offsets(pk, start, end, label)
+            annotator, pk = self._checked_place(note_id, start, end, label, annotator)
             requested = (start, end)
             overlapping = self._overlapping_rows(pk, start, end)
             left_out: list[tuple[int, int, str]] = []
