@@ -45,7 +45,8 @@ def test_data_files_ship_the_demo_gazetteers_licences_and_models(tmp_path):
     (models / "scratch").mkdir()                      # no model.json: not a model
     pairs = dict((dest, src) for src, dest in contents.data_files(ROOT, models))
     assert set(pairs) == {"resources/demo", "resources/gazetteers", "resources/licenses",
-                          "deid_annotator/release_report/templates", "models/crf-synthetic", "models"}
+                          "resources/knowledge", "deid_annotator/release_report/templates",
+                          "models/crf-synthetic", "models"}
     assert Path(pairs["deid_annotator/release_report/templates"], "release_report.html.j2").is_file()
     assert Path(pairs["resources/demo"], "notes.jsonl").is_file()
     assert Path(pairs["resources/licenses"], "LGPL-3.0.txt").is_file()
