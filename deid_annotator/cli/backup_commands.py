@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import add_project_db
+
 #: ``store.DEFAULT_KEEP``, spelt out: importing the store (sqlite-utils) here cost every
 #: command ~0.5 s of start-up (a test keeps the two equal).
 DEFAULT_KEEP = 10
@@ -16,7 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "(it may be open in the app meanwhile) as PROJECT-<time>.db, owner-only, "
                     "and delete the oldest snapshots beyond --keep. An encrypted project's "
                     "snapshots are encrypted with the same passphrase.")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     p.add_argument("--dir", type=Path, default=None,
                    help="the folder of snapshots (default: PROJECT.db.backups beside the project)")
     p.add_argument("--keep", type=int, default=DEFAULT_KEEP,

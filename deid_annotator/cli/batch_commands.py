@@ -4,20 +4,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import add_project_db
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     batch = commands.add_parser("batch", help="list a project's batches, reopen a submitted one",
                                 description="The batches of a project.")
     sub = batch.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
     p = sub.add_parser("list", help="each batch: number, status, notes done")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     p.set_defaults(func=run_list)
     p = sub.add_parser("reopen", help="make a submitted batch editable again (audited)",
                        description="Reopen a submitted batch so its notes can be edited again. "
                                    "Its gold stays as submitted until the batch is submitted again. "
                                    "The reopening is recorded in the audit log under --annotator "
                                    "(default: the app's annotator name, else your login name).")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     p.add_argument("--annotator", default=None, metavar="NAME", help="who reopens it (audit log)")
     p.add_argument("number", type=int, help="the batch's number")
     p.set_defaults(func=run_reopen)

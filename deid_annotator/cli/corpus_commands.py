@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import add_encoding, add_format, add_lang
+from .options import add_encoding, add_format, add_lang, add_project_db
 from .progress_bar import progress_bar
 
 
@@ -14,7 +14,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                             description="Import a corpus into a project file, creating it if needed. "
                                         "Notes already in the project (same id) are skipped, so an "
                                         "interrupted import can be rerun.")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     add_format(p)
     add_encoding(p)
     add_lang(p)
@@ -36,7 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("export", help="export a project's notes and spans",
                             description="Write a project's notes with one kind of spans.")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     add_format(p)
     p.add_argument("--out", required=True, type=Path, help="the file or folder to write")
     p.add_argument("--source", default="gold", choices=("gold", "model", "accepted"),

@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 FORMAT_CHOICES = ("text", "jsonl", "physionet", "i2b2", "brat", "conll")
+
+
+def add_project_db(parser: argparse.ArgumentParser,
+                   help: str = "the project file (PROJECT.db)") -> None:
+    parser.add_argument("--db", required=True, type=Path, help=help)
 
 
 def add_format(parser: argparse.ArgumentParser, flag: str = "--format", required: bool = True,

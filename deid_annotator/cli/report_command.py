@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .options import FORMAT_CHOICES
+from .options import FORMAT_CHOICES, add_project_db
 from .progress_bar import progress_bar
 
 
@@ -16,7 +16,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "patients), how much PHI an automated run may leave, a de-identification "
                     "run's checks, and the SHA-256 of everything it describes. Aggregate figures "
                     "only: it holds no PHI. What cannot be measured is said in the report.")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     p.add_argument("--out", required=True, type=Path, help="the HTML file to write")
     p.add_argument("--deidentified", type=Path, default=None, metavar="OUT",
                    help="a de-identified output of the project's gold notes (file or folder) to audit")

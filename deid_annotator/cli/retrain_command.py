@@ -9,8 +9,8 @@ and only the later steps (scoring the pool, measuring on the slice) are cut shor
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from .options import add_project_db
 from .progress_bar import progress_bar
 
 #: How often (seconds) the waiting main thread wakes up, so that Ctrl+C is seen promptly.
@@ -24,7 +24,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "the project's new current model version, with its scores on the fixed "
                     "evaluation slice (measured by a second model trained without the slice). "
                     "Ctrl+C cancels and keeps the current version.")
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
     p.add_argument("--tagger", default=None, metavar="NAME",
                    help="the tagger to train (default: the current version's, else crf)")
     p.add_argument("--by", default=None, metavar="NAME",

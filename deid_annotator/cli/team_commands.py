@@ -6,9 +6,11 @@ import argparse
 import json
 from pathlib import Path
 
+from .options import add_project_db
+
 
 def _db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", required=True, type=Path, help="the project file (PROJECT.db)")
+    add_project_db(p)
 
 
 def _by(p: argparse.ArgumentParser) -> None:
