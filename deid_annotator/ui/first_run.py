@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-from .help_menu import add_help_action
+from .help_menu import add_help_action, show_one
 
 GUIDE = """\
 # Getting started
@@ -61,12 +61,7 @@ class GettingStarted(QDialog):
 
 
 def open_guide(window) -> GettingStarted:
-    dialog = getattr(window, "getting_started", None)
-    if dialog is None:
-        dialog = window.getting_started = GettingStarted(window)
-    dialog.show()
-    dialog.raise_()
-    return dialog
+    return show_one(window, "getting_started", lambda: GettingStarted(window))
 
 
 def show_once(window) -> bool:

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QPlain
 
 from ..errors import DeidError
 from ..store.guidelines import guidelines, set_guidelines
-from .help_menu import add_help_action
+from .help_menu import add_help_action, show_one
 
 NONE_YET = ("*No annotation guidelines in this project yet.* Help ▸ Annotation guidelines ▸ Edit "
             "writes them: what counts as PHI, where spans start and end, examples.")
@@ -117,12 +117,8 @@ class GuidelinesView(QFrame):
 
 
 def open_guidelines(window) -> GuidelinesDialog:
-    dialog = getattr(window, "guidelines_dialog", None)
-    if dialog is None:
-        dialog = window.guidelines_dialog = GuidelinesDialog(window)
-    dialog.show_text()
-    dialog.show()
-    dialog.raise_()
+    dialog = show_one(window, "guidelines_dialog", lambda: GuidelinesDialog(window))
+    dialog.show_text()   # the project's current guidelines, whether it is new or shown again
     return dialog
 
 

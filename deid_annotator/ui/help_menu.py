@@ -1,4 +1,5 @@
-"""Actions that modules other than the main window add to its Help menu."""
+"""The Help menu's windows: actions that modules other than the main window add to it,
+and the one window each opens."""
 from __future__ import annotations
 
 from typing import Callable
@@ -19,3 +20,15 @@ def add_help_action(window, name: str, text: str, tip: str, slot: Callable[[], o
             help_menu = menu_action.menu()
             help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, action)
     return action
+
+
+def show_one(window, attribute: str, make: Callable[[], object]):
+    """The window kept as ``window.<attribute>`` (made by ``make`` the first time), shown and
+    raised: opening it again brings back the same one."""
+    dialog = getattr(window, attribute, None)
+    if dialog is None:
+        dialog = make()
+        setattr(window, attribute, dialog)
+    dialog.show()
+    dialog.raise_()
+    return dialog
