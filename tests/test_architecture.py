@@ -34,3 +34,32 @@ def test_import_contracts_are_kept():
     assert run.returncode == 0, f"import-linter: a contract of {CONFIG.name} is broken:\n{broken}"
     # every contract of the file was checked (none skipped, none unknown)
     assert f"Contracts: {len(contracts)} kept, 0 broken." in report
+
+
+SQL_VERBS = ("SELECT ", "INSERT ", "UPDATE ", "DELETE ", "CREATE ", "DROP ", "ALTER ", "PRAGMA ")
+
+
+def sql_outside_the_store() -> list[str]:
+    """Places outside ``deid_annotator/store`` that hold SQL: a string that starts like an
+    upper-case statement, or a call of ``execute``/``executemany``/``executescript``."""
+    import ast
+
+    package = ROOT / "deid_annotator"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if (package / "store") in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.lstrip().startswith(SQL_VERBS):
+                found.append(f"{where}: {node.value.strip()[:60]!r}")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("execute", "executemany", "executescript"):
+                found.append(f"{where}: .{node.func.attr}(...)")
+    return found
+
+
+def test_sql_lives_in_the_store_only():
+    # The layers above ask the store by name (a schema change is made in one place).
+    assert sql_outside_the_store() == []

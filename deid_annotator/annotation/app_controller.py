@@ -318,7 +318,7 @@ class AppController:
 
     def team_agreement(self):
         """The annotators' agreement, None unless notes were annotated by a team."""
-        if not self.project.query("SELECT 1 FROM note_versions LIMIT 1"):
+        if not self.project.has_note_versions():
             return None
         from ..team import agreement   # imported only then (seconds on a busy machine)
 

@@ -169,7 +169,7 @@ def _status(project) -> dict:
                            for name in project.annotators()},
             "double_annotation_share": project.double_annotation_share(),
             "notes": {s: statuses.get(s, 0) for s in ("single", "agreed", "disagree", "adjudicated")},
-            "packages": project.query("SELECT count(*) AS n FROM packages")[0]["n"]}
+            "packages": project.package_count()}
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -57,9 +57,7 @@ def sha256_of_file(path: Path) -> str:
 # -- 1. the corpus -----------------------------------------------------------------------------
 def corpus_section(project, gold: Corpus) -> Section:
     s = Section()
-    row = project.query("SELECT count(DISTINCT patient) AS p, coalesce(sum(patient IS NULL), 0) AS u "
-                        "FROM notes")[0]
-    patients, unnamed = row["p"], row["u"]
+    patients, unnamed = project.patient_counts()
     batches = project.batches()
     by_label = Counter(span.label for note in gold.notes for span in note.spans)
     labels = project.labels()
@@ -183,17 +181,8 @@ def touched_after_gold(project) -> dict[str, Any]:
     """Gold notes whose annotation changed after they first became gold (audit log): when
     that was is the note's import as gold, its batch's first submission, or its first
     adjudication, whichever came first."""
-    first_gold = {r["id"]: r["at"] for r in project.query(
-        "SELECT n.id AS id, min(t.at) AS at FROM notes n JOIN ("
-        "  SELECT n2.id AS note, n2.created AS at FROM notes n2 JOIN imports i ON i.id = n2.import_id"
-        "    WHERE i.source = 'gold'"
-        "  UNION ALL SELECT bn.note_id, a.at FROM batch_notes bn JOIN actions a"
-        "    ON a.batch_id = bn.batch_id AND a.action = 'submit_batch'"
-        "  UNION ALL SELECT a.note_id, a.at FROM actions a WHERE a.action = 'adjudicate'"
-        ") t ON t.note = n.id WHERE n.gold_at IS NOT NULL GROUP BY n.id")}
-    placeholders = ", ".join("?" * len(NOT_EDITS))
-    edits = project.query(f"SELECT note_id AS note, action, at FROM actions WHERE note_id IS NOT NULL "
-                          f"AND action NOT IN ({placeholders})", NOT_EDITS)
+    first_gold = project.first_gold_times()
+    edits = project.note_action_rows(excluding=NOT_EDITS)
     touched: set[int] = set()
     by_action: Counter = Counter()
     for e in edits:
@@ -201,10 +190,7 @@ def touched_after_gold(project) -> dict[str, Any]:
         if began is not None and e["at"] > began:
             touched.add(e["note"])
             by_action[e["action"]] += 1
-    resubmitted = project.query(
-        "SELECT count(DISTINCT bn.note_id) AS n FROM batch_notes bn WHERE bn.batch_id IN "
-        "(SELECT batch_id FROM actions WHERE action = 'submit_batch' GROUP BY batch_id "
-        "HAVING count(*) > 1)")[0]["n"]
+    resubmitted = project.resubmitted_note_count()
     return {"notes": len(touched), "gold_notes": len(first_gold), "actions": sorted(by_action.items()),
             "resubmitted_notes": resubmitted}
 

@@ -5,6 +5,7 @@ from .annotation import AnnotationMixin
 from .backup import BackupMixin
 from .base import ProjectBase
 from .batches import BatchesMixin
+from .history import HistoryMixin
 from .model_archives import ModelArchivesMixin
 from .notes import NotesMixin
 from .preannotations import PreannotationsMixin
@@ -12,8 +13,8 @@ from .scores import ScoresMixin
 from .team import TeamMixin
 
 
-class Project(NotesMixin, AnnotationMixin, BatchesMixin, TeamMixin, BackupMixin, ScoresMixin,
-              PreannotationsMixin, ModelArchivesMixin, ProjectBase):
+class Project(NotesMixin, AnnotationMixin, BatchesMixin, TeamMixin, HistoryMixin, BackupMixin,
+              ScoresMixin, PreannotationsMixin, ModelArchivesMixin, ProjectBase):
     """A project file: notes, spans, labels, batches, annotators, time, model versions, audit,
     and team annotation (assignments, annotators' versions, adjudications: :mod:`.team`).
 

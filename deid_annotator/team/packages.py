@@ -91,15 +91,8 @@ def _batch_notes(project: Project, annotator: str) -> tuple[list[str], list[str]
     if assigned:
         candidates = list(dict.fromkeys(assigned))
     else:
-        candidates = [r["ext_id"] for r in project.query(
-            "SELECT n.ext_id FROM batch_notes bn JOIN notes n ON n.id = bn.note_id "
-            "JOIN batches b ON b.id = bn.batch_id WHERE b.submitted_by = ? OR EXISTS "
-            "(SELECT 1 FROM actions a WHERE a.annotator = ? AND a.note_id IN "
-            "(SELECT note_id FROM batch_notes WHERE batch_id = b.id)) ORDER BY b.number, bn.position",
-            (annotator, annotator))]
-    done = {r["ext_id"] for r in project.query(
-        "SELECT n.ext_id FROM batch_notes bn JOIN notes n ON n.id = bn.note_id "
-        "JOIN batches b ON b.id = bn.batch_id WHERE bn.status = 'done' OR b.status = 'submitted'")}
+        candidates = project.batch_note_ids_worked_by(annotator)
+    done = project.finished_batch_note_ids()
     return [i for i in candidates if i in done], [i for i in candidates if i not in done]
 
 
@@ -118,16 +111,11 @@ def _note_entry(project: Project, note_id: str, annotator: str) -> dict[str, Any
     spans = {}
     for s in project.spans(note_id, source=("model", "human"), status=("accepted", "corrected")):
         spans.setdefault(s.key, {"start": s.start, "end": s.end, "label": s.label, "origin": s.source})
-    actions = project.query(
-        "SELECT a.at, a.action, a.details, a.undo_state FROM actions a JOIN notes n ON n.id = a.note_id "
-        "WHERE n.ext_id = ? AND a.annotator = ? ORDER BY a.id", (note_id, annotator))
-    finished = project.query(
-        "SELECT coalesce(b.submitted, bn.updated) AS at FROM batch_notes bn JOIN notes n ON n.id = bn.note_id "
-        "JOIN batches b ON b.id = bn.batch_id WHERE n.ext_id = ?", (note_id,))
+    actions = project.note_actions_by(note_id, annotator)
     batch = project.note_batch(note_id)
     return {"id": note_id, "text_sha256": text_sha256(note.text),
             "batch": None if batch is None else batch.number, "model": _model_of(project, note_id),
-            "finished": finished[0]["at"] if finished else None,
+            "finished": project.note_finished_at(note_id),
             "seconds": project.annotation_time(note_id, annotator),
             "spans": [spans[k] for k in sorted(spans)],
             "actions": [dict(a, details=json.loads(a["details"]) if a["details"] else None) for a in actions]}

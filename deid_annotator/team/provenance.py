@@ -32,32 +32,15 @@ SIDECAR_FORMAT = "deid-annotator-provenance"
 def provenance(project: Project, note_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """Provenance of the gold notes (of ``note_ids``, or all), by note id."""
     wanted = None if note_ids is None else set(note_ids)
-    notes = [r for r in project.query("SELECT id, ext_id, gold_at, gold_batch_id FROM notes "
-                                      "WHERE gold_at IS NOT NULL ORDER BY id")
-             if wanted is None or r["ext_id"] in wanted]
+    notes = [r for r in project.gold_note_rows() if wanted is None or r["ext_id"] in wanted]
     models = {m.number: {"number": m.number, "tagger": m.tagger, "created": m.created}
               for m in project.model_versions()}
-    batches = {r["ext_id"]: r for r in project.query(
-        "SELECT n.ext_id, b.number, b.model_version, b.submitted_by, b.status FROM batch_notes bn "
-        "JOIN notes n ON n.id = bn.note_id JOIN batches b ON b.id = bn.batch_id")}
-    has_model_spans = {r["ext_id"] for r in project.query(
-        "SELECT DISTINCT n.ext_id FROM spans s JOIN notes n ON n.id = s.note_id WHERE s.source = 'model'")}
+    batches = project.batch_rows_by_note()
+    has_model_spans = project.note_ids_with_model_spans()
     adjudications = project.adjudications()
-    versions: dict[str, list[dict]] = {}
-    for r in project.query("SELECT n.ext_id, v.annotator, v.seconds, v.finished, v.model, p.uuid "
-                           "FROM note_versions v JOIN notes n ON n.id = v.note_id "
-                           "LEFT JOIN packages p ON p.id = v.package_id ORDER BY v.annotator"):
-        versions.setdefault(r["ext_id"], []).append(r)
-    seconds: dict[str, dict[str, float]] = {}
-    for r in project.query("SELECT n.ext_id, t.annotator, t.seconds FROM annotation_time t "
-                           "JOIN notes n ON n.id = t.note_id"):
-        seconds.setdefault(r["ext_id"], {})[r["annotator"]] = r["seconds"]
-    actors: dict[str, set[str]] = {}
-    marks = ",".join("?" * len(UNDOABLE))
-    for r in project.query(f"SELECT DISTINCT n.ext_id, a.annotator FROM actions a JOIN notes n ON "
-                           f"n.id = a.note_id WHERE a.annotator IS NOT NULL AND a.action IN ({marks})",
-                           list(UNDOABLE)):
-        actors.setdefault(r["ext_id"], set()).add(r["annotator"])
+    versions = project.version_rows_by_note()
+    seconds = project.annotation_seconds_by_note()
+    actors = project.note_actors(UNDOABLE)
 
     out = {}
     for row in notes:
