@@ -33,6 +33,7 @@ from ..annotation.config import AppConfig, data_dir
 from ..annotation.keymap import COMMANDS
 from ..annotation.session import describe
 from ..errors import DeidError
+from .alert_text import alert_text
 from .dashboard import DashboardWidget
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
                       write_crash_log)
@@ -162,7 +163,7 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.mode_label = QLabel()
         self.mode_label.setObjectName("modeLabel")
-        self.mode_label.setStyleSheet("color: #b00020; font-weight: bold;")
+        alert_text(self.mode_label, bold=True)   # red that reads on light and dark
         self.mode_label.hide()
         bar.addPermanentWidget(self.mode_label)
         self.who = QLabel()
