@@ -39,7 +39,7 @@ from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import appearance, first_run, guidelines, note_finder, project_dialogs, project_location
+from . import accessibility, appearance, first_run, guidelines, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self._make_menus()
         guidelines.install(self)
         first_run.install(self)
+        accessibility.install(self)
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -422,6 +423,7 @@ class MainWindow(QMainWindow):
         project, session = self.project, self.session
         session.subscribe(self._on_session)
         self.note_finder.attach(session)
+        self.span_speech.attach(session)
         self.guidelines_view.show_project(project)
         self.editor.set_colors(session.label_colors)
         self.editor.label_keys = set(session.key_labels)
