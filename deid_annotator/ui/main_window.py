@@ -702,15 +702,16 @@ class MainWindow(QMainWindow):
                                            self.batch_panel.strategy_combo.currentData())
 
     # ======================================================================== import / export
-    def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model") -> None:
+    def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model",
+                     encoding: str | None = None) -> None:
         if self.session is None:
             return
         if fmt is None or path is None:
             dialog = CorpusDialog(self, exporting=False)
             if dialog.exec() != CorpusDialog.Accepted:
                 return
-            fmt, path, source = dialog.fmt, dialog.path, dialog.source
-        self.controller.import_notes(fmt, path, source)
+            fmt, path, source, encoding = dialog.fmt, dialog.path, dialog.source, dialog.encoding
+        self.controller.import_notes(fmt, path, source, encoding)
 
     def _export_target(self, fmt: str | None, path: str | None) -> tuple[str, str] | None:
         """The format and path to export to: as given, or asked in the export dialog."""
