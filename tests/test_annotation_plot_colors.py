@@ -5,6 +5,7 @@ import pytest
 
 from deid_annotator.annotation.palette import MIN_CONTRAST, contrast_ratio
 from deid_annotator.annotation.plot_colors import (ALERT, MIN_GRAPHIC_CONTRAST, SERIES, alert_color,
+                                                   outline_color,
                                                    plot_colors, visible_on)
 
 #: (window, base, text) of light and dark desktops: ours, Qt's Fusion, GNOME/Windows-like,
@@ -31,8 +32,11 @@ def test_plot_text_reads_and_series_stand_out(window, base, text):
 
 
 @pytest.mark.parametrize("window,base,text", PALETTES)
-def test_the_alert_red_reads_on_every_window(window, base, text):
+def test_the_alert_red_and_box_outlines_show_on_every_palette(window, base, text):
     assert contrast_ratio(alert_color(window), window) >= MIN_CONTRAST
+    outline = outline_color(window, base, text)
+    assert contrast_ratio(outline, window) >= MIN_GRAPHIC_CONTRAST
+    assert contrast_ratio(outline, base) >= MIN_GRAPHIC_CONTRAST
 
 
 def test_colours_that_already_reach_the_minimum_are_kept():

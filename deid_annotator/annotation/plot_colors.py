@@ -1,4 +1,5 @@
-"""Colours of the dashboard's plots and of alert text for the palette in use (no UI toolkit).
+"""Colours of the dashboard's plots, of alert text and of check box outlines for the
+palette in use (no UI toolkit).
 
 The plots take the window's own background and text colours, so they follow the light
 and dark palettes like every other widget. Text reaches WCAG AA (4.5:1) on the
@@ -41,6 +42,13 @@ def visible_on(background: str, preferred: str, minimum: float = MIN_GRAPHIC_CON
 def alert_color(background: str) -> str:
     """The alert red, readable (>= 4.5:1) on ``background``."""
     return visible_on(background, ALERT, MIN_CONTRAST)
+
+
+def outline_color(window: str, base: str, text: str) -> str:
+    """A check box's or radio button's outline: the text colour softened, standing out
+    (>= 3:1) from both a list's background (``base``) and a form's (``window``)."""
+    color = visible_on(base, mix(text, base, 0.45))
+    return visible_on(window, color) if contrast_ratio(color, window) < MIN_GRAPHIC_CONTRAST else color
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,11 +132,10 @@ class DashboardWidget(QWidget):
         ax.plot(xs, [v.recall for v in measured], "^--", color=c.of("recall"), label="recall")
         if any(v.token_f1 is not None for v in measured):
             ax.plot(xs, [v.token_f1 for v in measured], ":", color=c.of("token_f1"), label="token F1")
-        for v in measured:
-            ax.text(v.number, 0.03, f"{v.training_notes} notes", ha="center", fontsize=8, color=c.muted)
         ax.set_xlabel("model version (trained on n gold notes)")
         ax.set_ylim(0, 1.05)
-        ax.set_xticks(xs)
+        # the training notes under each version's number (inside the plot they ran into the legend)
+        ax.set_xticks(xs, [f"v{v.number}\n{v.training_notes} notes" for v in measured])
         ax.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
         ax.grid(color=c.grid)
         ax.legend(loc="lower right", fontsize=8)

@@ -94,9 +94,47 @@ def test_the_dashboard_follows_the_scheme_and_redraws_on_a_switch(window, scheme
     for ax in d.figure.axes:
         assert to_hex(ax.get_facecolor()) == d.palette().color(QPalette.Base).name()
     assert not check_plot_contrast(d)
+    # each version's training notes are under its number, not inside the plot by the legend
+    curve = d.figure.axes[0]
+    assert [t.get_text() for t in curve.get_xticklabels()] == ["v1\n40 notes", "v2\n80 notes"]
+    assert not curve.texts
     # switched while it is shown: drawn again in the light palette, its data kept
     scheme("light")
     qtbot.waitUntil(lambda: to_hex(d.figure.get_facecolor()) == d.palette().color(QPalette.Window).name())
     assert QColor(to_hex(d.figure.get_facecolor())).lightnessF() > 0.7
     assert [round(y, 2) for y in d.figure.axes[0].lines[0].get_ydata()] == [0.61, 0.74]
     assert not check_plot_contrast(d)
+
+
+def indicator_contrast(widget, rect, background: str) -> float:
+    """The highest contrast against ``background`` of a pixel in ``rect`` of ``widget``."""
+    image = widget.grab().toImage()
+    return max(contrast_ratio(image.pixelColor(x, y).name(), background)
+               for x in range(rect.left(), rect.right() + 1) for y in range(rect.top(), rect.bottom() + 1))
+
+
+def test_unchecked_boxes_show_under_both_palettes(window, scheme, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QCheckBox, QListWidget, QListWidgetItem, QStyle, QStyleOptionButton
+
+    box = QCheckBox("also show decided notes")
+    items = QListWidget()
+    item = QListWidgetItem("p0001-03 · add CITY · exact")
+    item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+    item.setCheckState(Qt.Unchecked)
+    items.addItem(item)
+    for w in (box, items):
+        qtbot.addWidget(w)
+        w.show()
+    for name in ("dark", "light"):
+        scheme(name)
+        QApplication.processEvents()
+        option = QStyleOptionButton()
+        box.initStyleOption(option)
+        rect = box.style().subElementRect(QStyle.SE_CheckBoxIndicator, option, box)
+        form = box.palette().color(QPalette.Window).name()
+        assert indicator_contrast(box, rect, form) >= MIN_GRAPHIC_CONTRAST, name
+        view_rect = items.visualItemRect(item)
+        check = view_rect.adjusted(0, 0, -(view_rect.width() - view_rect.height() - 4), 0)
+        base = items.palette().color(QPalette.Base).name()
+        assert indicator_contrast(items.viewport(), check, base) >= MIN_GRAPHIC_CONTRAST, name
