@@ -132,7 +132,7 @@ class DashboardWidget(QWidget):
         ax.plot(xs, [v.recall for v in measured], "^--", color=c.of("recall"), label="recall")
         if any(v.token_f1 is not None for v in measured):
             ax.plot(xs, [v.token_f1 for v in measured], ":", color=c.of("token_f1"), label="token F1")
-        ax.set_xlabel("model version (trained on n gold notes)")
+        ax.set_xlabel("model version (and the gold notes it was trained on)")
         ax.set_ylim(0, 1.05)
         # the training notes under each version's number (inside the plot they ran into the legend)
         ax.set_xticks(xs, [f"v{v.number}\n{v.training_notes} notes" for v in measured])

@@ -173,7 +173,16 @@ class CorpusDialog(QDialog):
         problem = None if self.exporting else encoding_problem(self.encoding)
         self.problem.setText(problem or "")
         self.problem.setVisible(problem is not None)
+        self._fit_height()
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(bool(self.path) and problem is None)
+
+    def _fit_height(self) -> None:
+        """Taller when a line of text appears (a dialog does not grow by itself, and its
+        rows would be squeezed over each other)."""
+        needed = self.heightForWidth(self.width()) if self.layout().hasHeightForWidth() else -1
+        needed = max(needed, self.layout().minimumSize().height())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     def _browse_file(self) -> None:
         if self.exporting:

@@ -61,3 +61,22 @@ def test_a_refused_codec_is_said_before_any_work(window):
     window.import_notes("jsonl", "/nowhere.jsonl", "model", encoding="utf-16")
     assert window.job is None and len(window.errors) == errors + 1
     assert "Encoding 'utf-16': not supported" in window.errors[-1]
+
+
+def test_the_dialog_grows_to_show_the_problem_without_squeezing_the_form(qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    dialog = CorpusDialog(None, exporting=False)
+    qtbot.addWidget(dialog)
+    dialog.path_edit.setText("/data/notes.jsonl")
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.encoding_combo.setEditText("utf-16")
+    QApplication.processEvents()
+    assert not dialog.problem.isHidden()
+    for widget in (dialog.format_combo, dialog.path_edit, dialog.source_combo, dialog.encoding_combo,
+                   dialog.hint, dialog.problem):
+        assert widget.height() >= widget.minimumSizeHint().height(), widget.objectName() or widget
+    rows = sorted((w.geometry().top(), w.geometry().bottom()) for w in
+                  (dialog.format_combo, dialog.path_edit, dialog.source_combo, dialog.encoding_combo))
+    assert all(a[1] < b[0] for a, b in zip(rows, rows[1:]))      # no row over another
