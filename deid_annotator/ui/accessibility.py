@@ -3,7 +3,8 @@
 The editor's accessible description names the selected span, or the spans at the caret
 (label, state, confidence, source: :mod:`deid_annotator.annotation.span_speech`); when
 the caret enters a span, the status line says so and an accessibility announcement
-(Qt >= 6.8) reads it out. The legend's buttons and the offers' items get accessible
+(Qt >= 6.8) reads it out; selecting another span (Tab) is announced too (the details
+line under the note already shows it). The legend's buttons and the offers' items get accessible
 names of their own (see :mod:`.panels`).
 """
 from __future__ import annotations
@@ -34,6 +35,7 @@ class SpanSpeech(QObject):
         self.window = window
         self.caret = CaretSpans()
         self.announced: list[str] = []        # every announcement (tests)
+        self._selected_id: int | None = None
         editor = window.editor
         editor.setAccessibleName(EDITOR_NAME)
         editor.cursorPositionChanged.connect(self._caret_moved)
@@ -54,6 +56,18 @@ class SpanSpeech(QObject):
             self.caret.reset()
         if event in ("note", "spans", "selection"):
             self.describe()
+        s = self.session
+        selected = s.selected if s is not None else None
+        if event == "selection" and selected is not None and selected.id != self._selected_id:
+            # Tab moves to a span without moving the caret for the screen reader: say it
+            self._say(editor_description(selected, [], s.text(), s.low_confidence), status=False)
+        self._selected_id = selected.id if selected is not None else None
+
+    def _say(self, text: str, status: bool = True) -> None:
+        self.announced.append(text)
+        if status:
+            self.window.statusBar().showMessage(text, ANNOUNCE_MS)
+        announce(self.window.editor, text)
 
     def _spans_at_caret(self) -> list:
         s = self.session
@@ -77,9 +91,7 @@ class SpanSpeech(QObject):
             return
         said = self.caret.moved(self._spans_at_caret(), s.text(), s.low_confidence)
         if said:
-            self.announced.append(said)
-            self.window.statusBar().showMessage(said, ANNOUNCE_MS)
-            announce(self.window.editor, said)
+            self._say(said)
         self.describe()
 
 

@@ -73,6 +73,7 @@ class DashboardWidget(QWidget):
         self.colors = colors_of(self.palette())
         self.figure.set_facecolor(self.colors.figure)
         self._drawn = False
+        self._stale = False   # the palette changed while hidden
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -80,10 +81,18 @@ class DashboardWidget(QWidget):
                 colors_of(self.palette()) != self.colors:
             self.colors = colors_of(self.palette())
             self.figure.set_facecolor(self.colors.figure)
-            if self._drawn:
+            if not self.isVisible():
+                self._stale = True        # drawn when shown: matplotlib takes a while
+            elif self._drawn:
                 self.set_data(self.versions, self.batches)
             else:
                 self.canvas.draw_idle()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.set_data(self.versions, self.batches)
 
     def set_agreement(self, report) -> None:
         """Show an :class:`~deid_annotator.team.AgreementReport` (None: hide the panel)."""
@@ -104,6 +113,7 @@ class DashboardWidget(QWidget):
         for ax in (ax_curve, ax_time, ax_corr):
             style_axes(ax, self.colors)
         self._drawn = True
+        self._stale = False
         self.canvas.draw_idle()
         current = next((v for v in self.versions if v.current), None)
         parts = [f"{len(self.versions)} model version(s)", f"{len(self.batches)} batch(es)"]

@@ -20,6 +20,7 @@ def test_the_editor_describes_the_selected_span(window):
     window.run_command("next_span")
     span = s.selected
     said = accessible(window.editor)
+    assert window.span_speech.announced[-1] == said        # Tab to a span is announced
     assert said.startswith("Selected span: ")
     assert span.label in said and STATE_TEXT[s.state(span)] in said
     assert f"confidence {span.confidence:.2f}" in said

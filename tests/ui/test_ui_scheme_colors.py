@@ -104,6 +104,13 @@ def test_the_dashboard_follows_the_scheme_and_redraws_on_a_switch(window, scheme
     assert QColor(to_hex(d.figure.get_facecolor())).lightnessF() > 0.7
     assert [round(y, 2) for y in d.figure.axes[0].lines[0].get_ydata()] == [0.61, 0.74]
     assert not check_plot_contrast(d)
+    # switched while hidden: drawn again when shown
+    window.tabs.setCurrentIndex(0)
+    scheme("dark")
+    window.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: to_hex(d.figure.get_facecolor()) == d.palette().color(QPalette.Window).name())
+    assert to_hex(d.figure.axes[0].get_facecolor()) == d.palette().color(QPalette.Base).name()
+    assert not check_plot_contrast(d)
 
 
 def indicator_contrast(widget, rect, background: str) -> float:
