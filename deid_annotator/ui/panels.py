@@ -8,7 +8,7 @@ import threading
 from typing import Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
@@ -382,6 +382,11 @@ class LegendPanel(QWidget):
                     cursor.insertText("   ", plain)
             if r == 0:
                 cursor.insertText("\n", plain)
+        # room between the two rows: their shaded samples touched
+        spaced = QTextBlockFormat()
+        spaced.setLineHeight(140, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        cursor.select(QTextCursor.Document)
+        cursor.mergeBlockFormat(spaced)
         self.states.moveCursor(QTextCursor.Start)
         self.states.setAccessibleName("How span states look")
         self.states.setAccessibleDescription("; ".join(
