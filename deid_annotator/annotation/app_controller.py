@@ -22,6 +22,7 @@ from .app_jobs import (export_deidentified_from, export_from, import_into, prean
                        reencrypt, release_report_of)
 from .app_view import AppView
 from .config import AppConfig
+from .import_encodings import encoding_problem
 from .job_outcomes import (BatchWork, DemoCreated, Exported, JobCancelled, JobFailed,
                            NotesImported, PassphraseChanged, ReportWritten, Retrained,
                            describe_unopened, outcome_of)
@@ -394,12 +395,18 @@ class AppController:
                        f"Pre-annotating again at confidence ≥ {shown}")
 
     # ====================================================================== import / export
-    def import_notes(self, fmt: str, path: str, source: str = "model") -> None:
+    def import_notes(self, fmt: str, path: str, source: str = "model", encoding: str | None = None) -> None:
+        """Import in the background; ``encoding``: the files' codec (None: UTF-8), a wrong
+        one refused before the job starts."""
         if self.session is None:
             return
+        problem = encoding_problem(encoding)
+        if problem is not None:
+            self.view.report_error("Import", problem)
+            return
         self.start_job(workflow.ThreadJob(NotesImported.kind, partial(
-            import_into, self.project.path, fmt, path, source, self.config.annotator)),
-            f"Importing {Path(path).name}")
+            import_into, self.project.path, fmt, path, source, self.config.annotator,
+            encoding=encoding)), f"Importing {Path(path).name}")
 
     def export_corpus(self, fmt: str, path: str) -> None:
         if self.session is None:

@@ -3,10 +3,11 @@ file itself): the passphrase change, pre-annotating again, import, export, relea
 """
 from __future__ import annotations
 
-from ..errors import DeidError
+from ..errors import DeidError, FormatError
 from ..progress import Progress
 from ..store import Project
 from . import operating_point, workflow
+from .import_encodings import in_app_words
 
 
 def reencrypt(path, old: str, new: str, annotator: str | None, progress: Progress) -> dict:
@@ -33,9 +34,13 @@ def preannotate_again(project_path, value: float | None, progress: Progress) -> 
 
 
 def import_into(project_path, fmt: str, path, source: str, annotator: str | None,
-                progress: Progress):
+                progress: Progress, encoding: str | None = None):
     with Project.open(project_path) as project:
-        return workflow.import_notes(project, fmt, path, source, annotator, progress)
+        try:
+            return workflow.import_notes(project, fmt, path, source, annotator, progress,
+                                         encoding=encoding)
+        except FormatError as exc:   # its advice names the dialog's field, not --encoding
+            raise in_app_words(exc) from None
 
 
 def export_from(project_path, fmt: str, path, progress: Progress) -> int:

@@ -338,14 +338,15 @@ IMPORT_SOURCES = {
 
 
 def import_notes(project, fmt: str, path, source: str = "model", annotator: str | None = None,
-                 progress: Progress | None = None):
-    """Read a corpus file and add its notes to the project; returns the ImportResult."""
+                 progress: Progress | None = None, encoding: str | None = None):
+    """Read a corpus file (in ``encoding``, a codec name; None: UTF-8) and add its notes to
+    the project; returns the ImportResult."""
     from dataclasses import replace
 
     from ..formats import read_corpus
     from ..formats.overlap_policy import check_import
 
-    corpus = read_corpus(fmt, path, progress=progress)
+    corpus = read_corpus(fmt, path, progress=progress, encoding=encoding)
     warnings = check_import(fmt, corpus, source, path)   # refuses what the gold cannot hold
     result = project.import_corpus(corpus, source=source,
                                    annotator=annotator if source != "model" else None,

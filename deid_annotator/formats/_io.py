@@ -125,21 +125,26 @@ _INPUT_ENCODING: contextvars.ContextVar[str | None] = contextvars.ContextVar("in
 _ASCII_PROBE = "\r\n\t Az09<>&\"'|;"
 
 
-def check_encoding(name: str | None) -> str | None:
+#: How a message tells the user to name the input's encoding (the app says it its own way).
+ENCODING_HINT = "name it with --encoding (e.g. --encoding cp1252)"
+
+
+def check_encoding(name: str | None, what: str = "--encoding") -> str | None:
     """The codec ``name`` names, or None for UTF-8 (the default reading); a clear
-    :class:`DeidError` for an unknown name or a codec the readers cannot split into lines."""
+    :class:`DeidError` (beginning with ``what``, the option's name) for an unknown name
+    or a codec the readers cannot split into lines."""
     if name is None:
         return None
     try:
         codec = codecs.lookup(name).name
         ascii_safe = _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii")
     except LookupError:
-        raise DeidError(f"--encoding {name!r}: no such encoding; give a Python codec name "
+        raise DeidError(f"{what} {name!r}: no such encoding; give a Python codec name "
                         f"such as cp1252 (Windows-1252), latin-1 or utf-8") from None
     if codec in ("utf-8", "utf-8-sig"):
         return None
     if not ascii_safe:
-        raise DeidError(f"--encoding {name!r}: not supported (it does not write line breaks and "
+        raise DeidError(f"{what} {name!r}: not supported (it does not write line breaks and "
                         f"ASCII as single bytes); convert the files to UTF-8")
     return codec
 
@@ -196,17 +201,19 @@ def read_bytes(path: Path) -> bytes:
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
-def _not_utf8(raw: bytes, at: int, reason: str, file_start: bool) -> str:
-    """Why ``raw`` is not UTF-8, its bad byte at ``at``; ``file_start``: ``raw`` begins the
-    file (where a UTF-16 byte-order mark says what the file is)."""
+def _not_utf8(raw: bytes, at: int, reason: str, file_start: bool, offset: int) -> str:
+    """Why ``raw`` is not UTF-8, its bad byte at ``at`` (``offset`` bytes into the file);
+    ``file_start``: ``raw`` begins the file (where a UTF-16 byte-order mark says what the
+    file is)."""
     codec = _INPUT_ENCODING.get()
+    where = f"at byte offset {offset} of the file"
     if codec is not None:
-        return f"not {codec}: byte 0x{raw[at]:02x} cannot be decoded ({reason})"
+        return f"not {codec}: byte 0x{raw[at]:02x} cannot be decoded ({reason}), {where}"
     if file_start and at == 0 and raw.startswith(_UTF16_BOMS):
         return ("not UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark); "
                 "save it as UTF-8")
-    return (f"not UTF-8: byte 0x{raw[at]:02x} cannot be decoded ({reason}); if the file is in "
-            f"another encoding, name it with --encoding (e.g. --encoding cp1252)")
+    return (f"not UTF-8: byte 0x{raw[at]:02x} cannot be decoded ({reason}), {where}; if the file "
+            f"is in another encoding, {ENCODING_HINT}")
 
 
 def decode(data: bytes, path: Path) -> tuple[str, bool]:
@@ -218,14 +225,15 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
         try:
             return data.decode(codec), False
         except UnicodeDecodeError as exc:
-            raise FormatError(_not_utf8(data, exc.start, exc.reason, True), path,
+            raise FormatError(_not_utf8(data, exc.start, exc.reason, True, exc.start), path,
                               line_number(data, exc.start)) from None
     bom = data.startswith(BOM)
     body = data[len(BOM):] if bom else data
     try:
         return body.decode("utf-8"), bom
     except UnicodeDecodeError as exc:
-        raise FormatError(_not_utf8(body, exc.start, exc.reason, not bom), path,
+        raise FormatError(_not_utf8(body, exc.start, exc.reason, not bom,
+                                    exc.start + (len(BOM) if bom else 0)), path,
                           line_number(body, exc.start)) from None
 
 
@@ -237,15 +245,18 @@ def utf8_error(path: Path) -> FormatError | None:
     byte, so each line decodes on its own."""
     codec = _INPUT_ENCODING.get()
     before = 0                              # line breaks before this line (CR, LF, CRLF)
+    consumed = 0                            # bytes before this line
     with open_for_reading(path) as handle:
         for k, raw in enumerate(handle):
             body = raw[len(BOM):] if k == 0 and raw.startswith(BOM) and codec is None else raw
             try:
                 body.decode(codec or "utf-8")
             except UnicodeDecodeError as exc:
-                return FormatError(_not_utf8(body, exc.start, exc.reason, k == 0 and body is raw),
+                offset = consumed + len(raw) - len(body) + exc.start
+                return FormatError(_not_utf8(body, exc.start, exc.reason, k == 0 and body is raw, offset),
                                    path, before + line_number(body, exc.start))
             before += line_number(body, len(body)) - 1
+            consumed += len(raw)
     return None
 
 
@@ -264,33 +275,40 @@ def iter_lines(path: Path, block: int = 1 << 20) -> Iterator[tuple[int, str, str
     codec = _INPUT_ENCODING.get()
     with open_for_reading(path) as handle:
         pending = b""
+        base = 0                 # the file offset of pending[0]
         lineno = 0
         first = True
         while True:
             data = handle.read(max(block, len(BOM)) if first else block)
             if first and codec is not None:
                 _not_utf8_after_all(data, path, codec)
-            pending += data[len(BOM):] if first and data.startswith(BOM) else data
+            if first and data.startswith(BOM):
+                pending, base = data[len(BOM):], len(BOM)
+            else:
+                pending += data
             first = False
             pos = 0
             for m in _RAW_BREAK.finditer(pending):
                 if m.group(0) == b"\r" and m.end() == len(pending) and data:
                     break  # a CR at the end of a block may be the start of CRLF: read on
                 lineno += 1
-                yield lineno, _decode_line(pending[pos:m.start()], path, lineno), m.group(0).decode()
+                yield (lineno, _decode_line(pending[pos:m.start()], path, lineno, base + pos),
+                       m.group(0).decode())
                 pos = m.end()
             pending = pending[pos:]
+            base += pos
             if not data:
                 break
         if pending:
-            yield lineno + 1, _decode_line(pending, path, lineno + 1), ""
+            yield lineno + 1, _decode_line(pending, path, lineno + 1, base), ""
 
 
-def _decode_line(raw: bytes, path: Path, lineno: int) -> str:
+def _decode_line(raw: bytes, path: Path, lineno: int, offset: int) -> str:
+    """``raw`` (the line at file offset ``offset``) decoded, or a FormatError naming it."""
     try:
         return raw.decode(_INPUT_ENCODING.get() or "utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError(_not_utf8(raw, exc.start, exc.reason, lineno == 1), path,
+        raise FormatError(_not_utf8(raw, exc.start, exc.reason, lineno == 1, offset + exc.start), path,
                           lineno) from None
 
 

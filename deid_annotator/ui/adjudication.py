@@ -250,6 +250,10 @@ class AdjudicationView(QWidget):
             bv.addWidget(QLabel(f"<b>{annotator}</b> — {len(spans)} span(s)"))
             editor = NoteEditor()
             editor.setObjectName(f"version:{annotator}")
+            # agreed spans are drawn accepted, disputed ones pending: the table says it in words
+            editor.setAccessibleName(f"{annotator}'s version of the note")
+            editor.setAccessibleDescription(f"{len(spans)} span(s); the decision table below lists "
+                                            f"each span, who marked it and whether it goes to gold")
             editor.span_keys_active = False
             editor.set_colors(colors)
             shown = [ShownSpan(k, s.start, s.end, s.label,

@@ -2,7 +2,8 @@
 
 "Follow the system" keeps the style and palette Qt chose for the desktop (Qt follows
 the system colour scheme on Windows 11, macOS and GNOME); "light" and "dark" set the
-Fusion style with a palette of our own, so they look the same everywhere. Widgets that
+Fusion style (its check boxes outlined so they show on dark: :mod:`.readable_style`)
+with a palette of our own, so they look the same everywhere. Widgets that
 draw spans re-style themselves on the palette change (see ``NoteEditor.changeEvent``).
 """
 from __future__ import annotations
@@ -13,19 +14,20 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from ..annotation.config import COLOR_SCHEMES
 from ..annotation.palette import DARK_BASE, DARK_TEXT, LIGHT_BASE, LIGHT_TEXT
+from .readable_style import ReadableFusion
 
 SCHEME_TITLES = {"system": "Follow the &system", "light": "&Light", "dark": "&Dark"}
 
 _LIGHT = {
     QPalette.Window: "#efefef", QPalette.WindowText: "#1a1a1a", QPalette.Base: LIGHT_BASE,
-    QPalette.AlternateBase: "#f5f5f5", QPalette.Text: LIGHT_TEXT, QPalette.Button: "#e8e8e8",
+    QPalette.AlternateBase: "#eaeef3", QPalette.Text: LIGHT_TEXT, QPalette.Button: "#e8e8e8",
     QPalette.ButtonText: "#1a1a1a", QPalette.ToolTipBase: "#ffffdc", QPalette.ToolTipText: "#1a1a1a",
     QPalette.Highlight: "#3072c4", QPalette.HighlightedText: "#ffffff", QPalette.Link: "#1a55a8",
     QPalette.PlaceholderText: "#5f5f5f", QPalette.Mid: "#b8b8b8", QPalette.BrightText: "#ffffff",
 }
 _DARK = {
     QPalette.Window: "#2b2b2b", QPalette.WindowText: DARK_TEXT, QPalette.Base: DARK_BASE,
-    QPalette.AlternateBase: "#262626", QPalette.Text: DARK_TEXT, QPalette.Button: "#3a3a3a",
+    QPalette.AlternateBase: "#2b3036", QPalette.Text: DARK_TEXT, QPalette.Button: "#3a3a3a",
     QPalette.ButtonText: DARK_TEXT, QPalette.ToolTipBase: "#3a3a3a", QPalette.ToolTipText: DARK_TEXT,
     QPalette.Highlight: "#4a8fe0", QPalette.HighlightedText: "#000000", QPalette.Link: "#8ab8ff",
     QPalette.PlaceholderText: "#a8a8a8", QPalette.Mid: "#555555", QPalette.BrightText: "#ffffff",
@@ -69,8 +71,9 @@ class Appearance:
         else:
             if hasattr(hints, "setColorScheme"):   # window frames follow too (Qt >= 6.8)
                 hints.setColorScheme(Qt.ColorScheme.Dark if scheme == "dark" else Qt.ColorScheme.Light)
-            if self.app.style().name().lower() != "fusion":
-                self.app.setStyle("Fusion")
+            if not isinstance(self.app.style(), ReadableFusion):
+                self._style = ReadableFusion()   # kept: the application does not own a Python object
+                self.app.setStyle(self._style)
             self.app.setPalette(palette_for(scheme))
         self.scheme = scheme
 

@@ -5,7 +5,9 @@ by model version on the held-out slice; active minutes per note per batch; the
 corrections the annotators made to the pre-annotation per note per batch, by kind.
 The figures come from :mod:`deid_annotator.annotation.workflow` (Qt-free). Below
 them, when annotators' versions were merged, the inter-annotator agreement table
-(:mod:`deid_annotator.team.agreement`).
+(:mod:`deid_annotator.team.agreement`). The plots take their colours from the palette in
+use (:mod:`deid_annotator.annotation.plot_colors`) and are drawn again when it changes.
+Batches still open are hatched (not paler), so they keep their contrast in both palettes.
 """
 from __future__ import annotations
 
@@ -14,13 +16,43 @@ from typing import Sequence
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from PySide6.QtCore import QEvent  # noqa: E402
+from PySide6.QtGui import QPalette  # noqa: E402
 from PySide6.QtWidgets import (QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,  # noqa: E402
                                QWidget)
 
+from ..annotation.plot_colors import PlotColors, plot_colors  # noqa: E402
 from ..annotation.workflow import BatchPoint, VersionPoint  # noqa: E402
 
-CORRECTION_KINDS = (("added", "added (missed PHI)", "#d62728"), ("removed", "removed (false alarm)", "#ff7f0e"),
-                    ("boundary_fixed", "boundary fixed", "#1f77b4"), ("relabelled", "relabelled", "#9467bd"))
+CORRECTION_KINDS = (("added", "added (missed PHI)"), ("removed", "removed (false alarm)"),
+                    ("boundary_fixed", "boundary fixed"), ("relabelled", "relabelled"))
+#: How a batch still open is drawn (its bars hatched, in the same colour).
+OPEN_HATCH = "///"
+OPEN_NOTE = "batch (hatched: still open, notes done so far)"
+
+
+def colors_of(palette: QPalette) -> PlotColors:
+    """The plots' colours for a Qt palette (window, plot area = Base, text)."""
+    return plot_colors(palette.color(QPalette.Window).name(), palette.color(QPalette.Base).name(),
+                       palette.color(QPalette.WindowText).name())
+
+
+def style_axes(ax, colors: PlotColors) -> None:
+    """Background, frame, ticks, labels and legend of ``ax`` in ``colors``."""
+    ax.set_facecolor(colors.axes)
+    ax.set_axisbelow(True)   # the grid behind the bars
+    for spine in ax.spines.values():
+        spine.set_color(colors.edge)
+    ax.tick_params(colors=colors.edge, labelcolor=colors.text)
+    ax.title.set_color(colors.text)
+    ax.xaxis.label.set_color(colors.text)
+    ax.yaxis.label.set_color(colors.text)
+    legend = ax.get_legend()
+    if legend is not None:
+        legend.get_frame().set_facecolor(colors.axes)
+        legend.get_frame().set_edgecolor(colors.edge)
+        for text in legend.get_texts():
+            text.set_color(colors.text)
 
 
 class DashboardWidget(QWidget):
@@ -38,6 +70,29 @@ class DashboardWidget(QWidget):
         layout.addWidget(self.agreement_panel)
         self.versions: list[VersionPoint] = []
         self.batches: list[BatchPoint] = []
+        self.colors = colors_of(self.palette())
+        self.figure.set_facecolor(self.colors.figure)
+        self._drawn = False
+        self._stale = False   # the palette changed while hidden
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and \
+                colors_of(self.palette()) != self.colors:
+            self.colors = colors_of(self.palette())
+            self.figure.set_facecolor(self.colors.figure)
+            if not self.isVisible():
+                self._stale = True        # drawn when shown: matplotlib takes a while
+            elif self._drawn:
+                self.set_data(self.versions, self.batches)
+            else:
+                self.canvas.draw_idle()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.set_data(self.versions, self.batches)
 
     def set_agreement(self, report) -> None:
         """Show an :class:`~deid_annotator.team.AgreementReport` (None: hide the panel)."""
@@ -50,9 +105,15 @@ class DashboardWidget(QWidget):
         ax_curve = self.figure.add_subplot(grid[0, :])
         ax_time = self.figure.add_subplot(grid[1, 0])
         ax_corr = self.figure.add_subplot(grid[1, 1])
+        self.colors = colors_of(self.palette())
+        self.figure.set_facecolor(self.colors.figure)
         self._plot_curve(ax_curve)
         self._plot_time(ax_time)
         self._plot_corrections(ax_corr)
+        for ax in (ax_curve, ax_time, ax_corr):
+            style_axes(ax, self.colors)
+        self._drawn = True
+        self._stale = False
         self.canvas.draw_idle()
         current = next((v for v in self.versions if v.current), None)
         parts = [f"{len(self.versions)} model version(s)", f"{len(self.batches)} batch(es)"]
@@ -62,71 +123,78 @@ class DashboardWidget(QWidget):
                          f"training notes, {f1})")
         self.summary.setText(" · ".join(parts))
 
+    def _no_data(self, ax, text: str) -> None:
+        ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color=self.colors.muted)
+        ax.set_xticks([])
+        ax.set_yticks([])
+
     def _plot_curve(self, ax) -> None:
+        c = self.colors
         ax.set_title("Learning curve (evaluation slice of the gold notes, entity level)")
         measured = [v for v in self.versions if v.f1 is not None]
         if not measured:
-            ax.text(0.5, 0.5, "No measured model version yet.\nSubmit batches and retrain: each "
-                    "version is scored on a fixed slice of the gold notes\n(once there are enough of them).",
-                    ha="center", va="center", transform=ax.transAxes, color="#555555")
-            ax.set_xticks([])
-            ax.set_yticks([])
+            self._no_data(ax, "No measured model version yet.\nSubmit batches and retrain: each "
+                          "version is scored on a fixed slice of the gold notes\n(once there are enough of them).")
             return
         xs = [v.number for v in measured]
-        ax.plot(xs, [v.f1 for v in measured], "o-", color="#2ca02c", label="F1", linewidth=2)
-        ax.plot(xs, [v.precision for v in measured], "s--", color="#1f77b4", label="precision")
-        ax.plot(xs, [v.recall for v in measured], "^--", color="#d62728", label="recall")
+        ax.plot(xs, [v.f1 for v in measured], "o-", color=c.of("f1"), label="F1", linewidth=2)
+        ax.plot(xs, [v.precision for v in measured], "s--", color=c.of("precision"), label="precision")
+        ax.plot(xs, [v.recall for v in measured], "^--", color=c.of("recall"), label="recall")
         if any(v.token_f1 is not None for v in measured):
-            ax.plot(xs, [v.token_f1 for v in measured], ":", color="#7f7f7f", label="token F1")
-        for v in measured:
-            ax.text(v.number, 0.03, f"{v.training_notes} notes", ha="center", fontsize=8, color="#555555")
-        ax.set_xlabel("model version (trained on n gold notes)")
+            ax.plot(xs, [v.token_f1 for v in measured], ":", color=c.of("token_f1"), label="token F1")
+        ax.set_xlabel("model version (and the gold notes it was trained on)")
         ax.set_ylim(0, 1.05)
-        ax.set_xticks(xs)
+        # the training notes under each version's number (inside the plot they ran into the legend)
+        ax.set_xticks(xs, [f"v{v.number}\n{v.training_notes} notes" for v in measured])
         ax.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
-        ax.grid(alpha=0.3)
+        ax.grid(color=c.grid)
         ax.legend(loc="lower right", fontsize=8)
 
     def _plot_time(self, ax) -> None:
         ax.set_title("Active time per note")
         if not self.batches:
-            ax.text(0.5, 0.5, "No batch yet", ha="center", va="center", transform=ax.transAxes)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            self._no_data(ax, "No batch yet")
             return
+        c = self.colors
         xs = [b.number for b in self.batches]
         minutes = [b.seconds_per_note / 60 for b in self.batches]
-        colors = ["#1f77b4" if b.submitted else "#aec7e8" for b in self.batches]
-        ax.bar(xs, minutes, color=colors, width=0.6)
-        ax.set_xlabel("batch (light: still open, notes done so far)")
+        bars = ax.bar(xs, minutes, color=c.of("minutes"), edgecolor=c.of("minutes"), width=0.6)
+        self._hatch_open(bars, c.of("minutes"))
+        ax.set_xlabel(OPEN_NOTE)
         ax.set_ylabel("minutes")
         ax.set_ylim(0, max(1.0, max(minutes) * 1.15))
         ax.set_xticks(xs)
         ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="y", color=c.grid)
+
+    def _hatch_open(self, bars, color: str) -> None:
+        """Bars of batches still open: hatched in their colour on the plot's background."""
+        for bar, b in zip(bars, self.batches):
+            if not b.submitted:
+                bar.set_facecolor(self.colors.axes)
+                bar.set_edgecolor(color)
+                bar.set_hatch(OPEN_HATCH)
 
     def _plot_corrections(self, ax) -> None:
         ax.set_title("Corrections per note")
         if not self.batches:
-            ax.text(0.5, 0.5, "No batch yet", ha="center", va="center", transform=ax.transAxes)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            self._no_data(ax, "No batch yet")
             return
+        c = self.colors
         xs = [b.number for b in self.batches]
         bottom = [0.0] * len(xs)
-        for key, name, color in CORRECTION_KINDS:
+        for key, name in CORRECTION_KINDS:
             values = [b.corrections.get(key, 0) / b.notes if b.notes else 0 for b in self.batches]
-            bars = ax.bar(xs, values, bottom=bottom, color=color, label=name, width=0.6)
-            for bar, b in zip(bars, self.batches):
-                if not b.submitted:
-                    bar.set_alpha(0.45)
+            color = c.of(key)
+            bars = ax.bar(xs, values, bottom=bottom, color=color, edgecolor=color, label=name, width=0.6)
+            self._hatch_open(bars, color)
             bottom = [a + v for a, v in zip(bottom, values)]
-        ax.set_xlabel("batch (light: still open, notes done so far)")
+        ax.set_xlabel(OPEN_NOTE)
         ax.set_ylabel("corrections to the pre-annotation")
         ax.set_ylim(0, max(1.0, max(bottom) * 1.15))
         ax.set_xticks(xs)
         ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="y", color=c.grid)
         ax.legend(fontsize=7, loc="upper right")
 
 

@@ -11,10 +11,12 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox,
                                QPushButton, QTextBrowser, QVBoxLayout, QWidget)
 
+from ..annotation.import_encodings import ENCODING_CHOICES, FIELD, codec_of, encoding_problem
 from ..annotation.keymap import COMMANDS
 from ..annotation.workflow import IMPORT_SOURCES
 from ..errors import DeidError
 from ..formats import FORMATS
+from .alert_text import alert_text
 
 #: Formats read from / written to a folder; the others are one file (i2b2: either).
 FOLDER_FORMATS = {"text", "physionet", "brat", "i2b2"}
@@ -79,7 +81,8 @@ def ask_annotator(parent: QWidget | None, current: str = "") -> str | None:
 
 
 class CorpusDialog(QDialog):
-    """Choose a format and a file or folder (import: also what the spans are)."""
+    """Choose a format and a file or folder (import: also what the spans are and the
+    files' encoding, checked as the CLI's ``--encoding``)."""
 
     def __init__(self, parent: QWidget | None, exporting: bool):
         super().__init__(parent)
@@ -107,12 +110,30 @@ class CorpusDialog(QDialog):
         self.source_combo = QComboBox()
         for text, source in IMPORT_SOURCES.items():
             self.source_combo.addItem(text, source)
+        self.encoding_combo = QComboBox()
+        self.encoding_combo.setObjectName("encoding")
+        self.encoding_combo.setEditable(True)     # any Python codec name may be typed
+        self.encoding_combo.setInsertPolicy(QComboBox.NoInsert)
+        for text, codec in ENCODING_CHOICES:
+            self.encoding_combo.addItem(text, codec)
+        self.encoding_combo.setToolTip("The files' character encoding. Pick one or type a Python codec "
+                                       "name (cp1252, latin-1, ...). Offsets count the decoded text's "
+                                       "characters.")
+        self.encoding_combo.currentTextChanged.connect(lambda _: self._validate())
         if not exporting:
             form.addRow("The notes are", self.source_combo)
+            form.addRow(FIELD, self.encoding_combo)
+        else:
+            self.encoding_combo.hide()
         layout.addLayout(form)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         layout.addWidget(self.hint)
+        self.problem = alert_text(QLabel())
+        self.problem.setObjectName("encodingProblem")
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.button(QDialogButtonBox.Ok).setText("Export" if exporting else "Import")
         self.buttons.accepted.connect(self.accept)
@@ -134,6 +155,11 @@ class CorpusDialog(QDialog):
     def source(self) -> str:
         return self.source_combo.currentData()
 
+    @property
+    def encoding(self) -> str | None:
+        """The codec chosen or typed (None: UTF-8, the default)."""
+        return None if self.exporting else codec_of(self.encoding_combo.currentText())
+
     def _format_changed(self) -> None:
         fmt = self.fmt
         self.file_button.setEnabled(fmt in FILE_FORMATS)
@@ -144,7 +170,19 @@ class CorpusDialog(QDialog):
         self._validate()
 
     def _validate(self) -> None:
-        self.buttons.button(QDialogButtonBox.Ok).setEnabled(bool(self.path))
+        problem = None if self.exporting else encoding_problem(self.encoding)
+        self.problem.setText(problem or "")
+        self.problem.setVisible(problem is not None)
+        self._fit_height()
+        self.buttons.button(QDialogButtonBox.Ok).setEnabled(bool(self.path) and problem is None)
+
+    def _fit_height(self) -> None:
+        """Taller when a line of text appears (a dialog does not grow by itself, and its
+        rows would be squeezed over each other)."""
+        needed = self.heightForWidth(self.width()) if self.layout().hasHeightForWidth() else -1
+        needed = max(needed, self.layout().minimumSize().height())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     def _browse_file(self) -> None:
         if self.exporting:

@@ -33,12 +33,13 @@ from ..annotation.config import AppConfig, data_dir
 from ..annotation.keymap import COMMANDS
 from ..annotation.session import describe
 from ..errors import DeidError
+from .alert_text import alert_text
 from .dashboard import DashboardWidget
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
                       write_crash_log)
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
-from . import appearance, first_run, guidelines, note_finder, project_dialogs, project_location
+from . import accessibility, appearance, first_run, guidelines, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, window_title
 
 #: Milliseconds between two polls of a running job.
@@ -162,7 +163,7 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.mode_label = QLabel()
         self.mode_label.setObjectName("modeLabel")
-        self.mode_label.setStyleSheet("color: #b00020; font-weight: bold;")
+        alert_text(self.mode_label, bold=True)   # red that reads on light and dark
         self.mode_label.hide()
         bar.addPermanentWidget(self.mode_label)
         self.who = QLabel()
@@ -180,6 +181,7 @@ class MainWindow(QMainWindow):
         self._make_menus()
         guidelines.install(self)
         first_run.install(self)
+        accessibility.install(self)
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -421,6 +423,7 @@ class MainWindow(QMainWindow):
         project, session = self.project, self.session
         session.subscribe(self._on_session)
         self.note_finder.attach(session)
+        self.span_speech.attach(session)
         self.guidelines_view.show_project(project)
         self.editor.set_colors(session.label_colors)
         self.editor.label_keys = set(session.key_labels)
@@ -699,15 +702,16 @@ class MainWindow(QMainWindow):
                                            self.batch_panel.strategy_combo.currentData())
 
     # ======================================================================== import / export
-    def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model") -> None:
+    def import_notes(self, fmt: str | None = None, path: str | None = None, source: str = "model",
+                     encoding: str | None = None) -> None:
         if self.session is None:
             return
         if fmt is None or path is None:
             dialog = CorpusDialog(self, exporting=False)
             if dialog.exec() != CorpusDialog.Accepted:
                 return
-            fmt, path, source = dialog.fmt, dialog.path, dialog.source
-        self.controller.import_notes(fmt, path, source)
+            fmt, path, source, encoding = dialog.fmt, dialog.path, dialog.source, dialog.encoding
+        self.controller.import_notes(fmt, path, source, encoding)
 
     def _export_target(self, fmt: str | None, path: str | None) -> tuple[str, str] | None:
         """The format and path to export to: as given, or asked in the export dialog."""

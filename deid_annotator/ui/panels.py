@@ -8,7 +8,7 @@ import threading
 from typing import Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
@@ -235,10 +235,16 @@ class BatchPanel(QWidget):
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, bn.note_id)
             item.setData(Qt.UserRole + 1, text)
-            if bn.note_id in counts:
-                self._show_counts(item, *counts[bn.note_id])
             item.setForeground(status_color(bn.status, self.notes.palette().color(QPalette.Base)))
             tip = f"{bn.note_id}: {STATUS_TEXT.get(bn.status, bn.status)}"
+            # the status mark (○ ◐ ●) read as words
+            spoken = f"{bn.position + 1}. {bn.note_id}, {STATUS_TEXT.get(bn.status, bn.status)}"
+            if note_labels and note_labels.get(bn.note_id):
+                spoken += f", {note_labels[bn.note_id]}"
+            item.setData(Qt.UserRole + 2, spoken)
+            item.setData(Qt.AccessibleTextRole, spoken)
+            if bn.note_id in counts:
+                self._show_counts(item, *counts[bn.note_id])
             if reasons and reasons.get(bn.note_id):
                 tip += f"\nWhy this note: {reasons[bn.note_id]}"
             item.setToolTip(tip)
@@ -273,6 +279,9 @@ class BatchPanel(QWidget):
     @staticmethod
     def _show_counts(item: QListWidgetItem, pending: int, accepted: int) -> None:
         item.setText(f"{item.data(Qt.UserRole + 1)}   {pending} pending · {accepted} accepted")
+        if item.data(Qt.UserRole + 2):
+            item.setData(Qt.AccessibleTextRole, f"{item.data(Qt.UserRole + 2)}, {pending} pending, "
+                                                f"{accepted} accepted")
 
     def update_counts(self, note_id: str, pending: int, accepted: int) -> None:
         """New span counts for one note (after a decision in it)."""
@@ -343,6 +352,10 @@ class LegendPanel(QWidget):
                 f"QPushButton:pressed {{ background: {style.chip_background}; color: {style.chip_foreground}; }}")
             button.setFocusPolicy(Qt.NoFocus)
             button.setToolTip(f"{label}: press {key} with text or a span selected" if key else label)
+            # the colour says nothing to a screen reader: the name and the key do
+            button.setAccessibleName(f"{label} label" + (f", key {key}" if key else ""))
+            button.setAccessibleDescription(
+                f"Apply {label} to the selected text or span" + (f" (press {key})" if key else ""))
             button.clicked.connect(lambda _=False, name=label: self.labelClicked.emit(name))
             self.grid.addWidget(button, i // columns, i % columns)
             self._buttons.append(button)
@@ -369,7 +382,16 @@ class LegendPanel(QWidget):
                     cursor.insertText("   ", plain)
             if r == 0:
                 cursor.insertText("\n", plain)
+        # room between the two rows: their shaded samples touched
+        spaced = QTextBlockFormat()
+        spaced.setLineHeight(140, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        cursor.select(QTextCursor.Document)
+        cursor.mergeBlockFormat(spaced)
         self.states.moveCursor(QTextCursor.Start)
+        self.states.setAccessibleName("How span states look")
+        self.states.setAccessibleDescription("; ".join(
+            f"{text}: chip mark {span_style(label, tone, state, selected, theme).chip_text.rsplit(' ', 1)[-1]}"
+            for row in rows for state, text, selected in row))
         doc = self.states.document()
         doc.setTextWidth(max(200, self.states.viewport().width()))
         self.states.setFixedHeight(int(doc.size().height()) + 8)
@@ -409,6 +431,7 @@ class PropagationPanel(QWidget):
         self.list.setTextElideMode(Qt.ElideMiddle)
         self.list.itemDoubleClicked.connect(lambda item: self.proposalOpened.emit(self.list.row(item)))
         self.list.setToolTip("Checked: apply. Double-click: show it in its note.")
+        self.list.setAccessibleName("Same decision elsewhere: occurrences to apply it to")
         layout.addWidget(self.list, 1)
         row = QHBoxLayout()
         self.apply_button = QPushButton("Apply checked")
@@ -434,6 +457,8 @@ class PropagationPanel(QWidget):
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Checked if p.checked else Qt.Unchecked)
             item.setToolTip(f"{p.note_id} {p.start}-{p.end}: {p.text!r}")
+            item.setData(Qt.AccessibleTextRole, f"{where}: {p.description}, {match}")
+            item.setData(Qt.AccessibleDescriptionRole, f"“{p.text}” in {p.note_id}: {p.context}")
             self.list.addItem(item)
         if proposals:
             n = sum(p.checked for p in proposals)

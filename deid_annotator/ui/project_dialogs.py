@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..annotation.project_opening import WRONG_PASSPHRASE, open_project_asking  # noqa: F401
 from ..store import Project
 from ..store import crypto
+from .alert_text import alert_text
 
 #: Languages offered for a new project (any spaCy code may be typed).
 LANGUAGES = ("en", "es", "de", "fr", "it", "nl", "pt")
 PASSPHRASE_HINT = ("The passphrase is never stored: without it nobody can open the project, "
                    "you included. Several words are best.")
-ERROR_STYLE = "color: #b00020;"
 
 
 # -- the new-project dialog -----------------------------------------------------------------------
@@ -106,7 +106,7 @@ class NewProjectDialog(QDialog):
         self.hint.setWordWrap(True)
         layout.addWidget(self.hint)
         self.problem = QLabel()
-        self.problem.setStyleSheet(ERROR_STYLE)
+        alert_text(self.problem)
         layout.addWidget(self.problem)
         self.import_box = QCheckBox("Import notes into it now")
         self.import_box.setChecked(True)
@@ -176,7 +176,7 @@ class PassphraseDialog(QDialog):
         self.field = _password_field("passphrase")
         layout.addWidget(self.field)
         self.error = QLabel(error)
-        self.error.setStyleSheet(ERROR_STYLE)
+        alert_text(self.error)
         self.error.setWordWrap(True)
         self.error.setVisible(bool(error))
         layout.addWidget(self.error)
@@ -212,7 +212,7 @@ class ChangePassphraseDialog(QDialog):
         hint.setWordWrap(True)
         layout.addWidget(hint)
         self.problem = QLabel()
-        self.problem.setStyleSheet(ERROR_STYLE)
+        alert_text(self.problem)
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.button(QDialogButtonBox.Ok).setText("Change")

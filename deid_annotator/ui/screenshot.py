@@ -4,6 +4,7 @@
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot \
         docs/screenshot-dark.png --scheme dark
     QT_SCALE_FACTOR=2 xvfb-run -a -s "-screen 0 3200x2000x24" python -m deid_annotator.ui.screenshot shot@2x.png
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m deid_annotator.ui.screenshot import.png --show import
 
 Runs on a real X server (Xvfb: ``apt-get install xvfb``), with a private config folder
 and a fresh demo project in a temporary folder, so the user's own settings and projects
@@ -12,6 +13,11 @@ span so that the propagation panel has something to show, selects a span), then 
 the screen. If the ``rules`` tagger that pre-annotates the demo's first batch is not
 available, a stand-in pre-annotates it (a noisy copy of the demo's gold), and the
 screenshot says nothing about it.
+
+``--show`` takes another view instead of the main window as it is: the dashboard, the
+Find notes dock, the import or export dialog, the adjudication view (on two made-up
+annotators' versions of the first notes, from the demo's gold), the guidelines or the
+About dialog, so that each can be looked at under both palettes and at 2x.
 """
 from __future__ import annotations
 
@@ -64,6 +70,62 @@ def make_demo(path: Path) -> Path:
     return path
 
 
+#: What ``--show`` can take.
+VIEWS = ("main", "dashboard", "find", "import", "export", "adjudication", "guidelines", "about")
+
+
+def add_team_versions(path: Path) -> None:
+    """Two annotators' versions of the first three notes (one with the gold, one missing
+    each note's first span and marking a false alarm): disagreements to adjudicate."""
+    from ..demo import demo_gold
+    from ..store import Project
+    from ..store.team import NoteVersion, text_sha256
+
+    gold = demo_gold()
+    versions = []
+    for note in gold.notes[:3]:
+        spans = tuple(sorted(note.spans, key=lambda s: s.key))
+        versions.append(NoteVersion(note.id, "alice", spans, text_sha256(note.text), seconds=60))
+        versions.append(NoteVersion(note.id, "bob", spans[1:] + (spans[0].with_(start=0, end=3),),
+                                    text_sha256(note.text), seconds=45))
+    with Project.open(path) as project:
+        project.merge_versions(versions, by="admin")
+
+
+def open_view(name: str, window, app):
+    """Open view ``name``; returns the top-level widget to take."""
+    from PySide6.QtTest import QTest
+
+    from .dialogs import CorpusDialog
+
+    if name == "dashboard":
+        window.tabs.setCurrentIndex(1)
+        return window
+    if name == "find":
+        window.actions_by_name["find_notes"].trigger()
+        QTest.keyClicks(window.note_finder.query, "label:DOCTOR")
+        QTest.qWait(400)   # the search runs after a pause in typing
+        return window
+    if name in ("import", "export"):
+        dialog = CorpusDialog(window, exporting=name == "export")
+        if name == "import":
+            dialog.encoding_combo.setCurrentIndex(dialog.encoding_combo.findData("cp1252"))
+        dialog.path_edit.setText("/data/ward-notes.jsonl")
+        dialog.show()
+        return dialog
+    if name == "adjudication":
+        window.open_adjudication()
+        return window.adjudication_view
+    if name == "guidelines":
+        from .guidelines import open_guidelines
+
+        return open_guidelines(window)
+    if name == "about":
+        window.about()
+        return window.about_dialog
+    return window
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -71,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", default="docs/screenshot.png", type=Path)
     parser.add_argument("--scheme", choices=("light", "dark", "system"), default="light",
                         help="View ▸ Colours to show (default: light)")
+    parser.add_argument("--show", choices=VIEWS, default="main",
+                        help="the view to take (default: the main window)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     out = args.out
     tmp = Path(tempfile.mkdtemp(prefix="deid-screenshot-"))
@@ -89,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
 
     appearance().apply(args.scheme)
     path = make_demo(tmp / "demo.db")
+    if args.show == "adjudication":
+        add_team_versions(path)
     window = MainWindow(AppConfig(annotator="A. Annotator"), project_path=path)
     window.resize(1500, 940)
     window.move(0, 0)
@@ -131,8 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     press(Qt.Key_Tab)
     for _ in range(20):
         QTest.qWait(20)
+    shown = open_view(args.show, window, app)
+    if shown is not window:
+        shown.move(40, 40)
+        shown.show()
+        shown.raise_()
+        shown.activateWindow()
+        QTest.qWaitForWindowExposed(shown)
+    for _ in range(25):
+        QTest.qWait(20)
     screen = QGuiApplication.primaryScreen()
-    geo = window.frameGeometry()
+    geo = shown.frameGeometry()
     shot = screen.grabWindow(0, geo.x(), geo.y(), geo.width(), geo.height())
     out.parent.mkdir(parents=True, exist_ok=True)
     shot.save(str(out))

@@ -132,3 +132,13 @@ def test_dashboard_shows_agreement_and_errors_are_shown_not_raised(team_window, 
     assert view.save() is None
     assert view.errors and "unknown label 'NO-SUCH-LABEL'" in view.errors[-1]
     assert w.project.adjudication(view.comparison.note_id) == before
+
+
+def test_the_versions_are_named_for_screen_readers(team_window):
+    from PySide6.QtGui import QAccessible
+
+    _, view, _ = team_window
+    for annotator, editor in view.editors.items():
+        interface = QAccessible.queryAccessibleInterface(editor)
+        assert interface.text(QAccessible.Name) == f"{annotator}'s version of the note"
+        assert "decision table" in interface.text(QAccessible.Description)
