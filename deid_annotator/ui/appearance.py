@@ -2,8 +2,9 @@
 
 "Follow the system" keeps the style and palette Qt chose for the desktop (Qt follows
 the system colour scheme on Windows 11, macOS and GNOME); "light" and "dark" set the
-Fusion style (its check boxes outlined so they show on dark: :mod:`.readable_style`)
-with a palette of our own, so they look the same everywhere. Widgets that
+Fusion style with a palette of our own, so they look the same everywhere. Either
+style is wrapped in :mod:`.readable_style` (Fusion's check boxes outlined so they
+show on dark, the desktop's dark palette included). Widgets that
 draw spans re-style themselves on the palette change (see ``NoteEditor.changeEvent``).
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from ..annotation.config import COLOR_SCHEMES
 from ..annotation.palette import DARK_BASE, DARK_TEXT, LIGHT_BASE, LIGHT_TEXT
-from .readable_style import ReadableFusion
+from .readable_style import ReadableStyle
 
 SCHEME_TITLES = {"system": "Follow the &system", "light": "&Light", "dark": "&Dark"}
 
@@ -51,7 +52,8 @@ class Appearance:
 
     def __init__(self, app: QApplication):
         self.app = app
-        self.system_style = app.style().name()
+        style = app.style()
+        self.system_style = style.base_name if isinstance(style, ReadableStyle) else style.name()
         self.scheme = "system"
 
     def apply(self, scheme: str) -> None:
@@ -59,23 +61,29 @@ class Appearance:
             scheme = "system"
         hints = self.app.styleHints()
         if scheme == "system":
-            if self.scheme == "system":
-                return   # nothing overridden: leave Qt following the desktop untouched
-            if hasattr(hints, "unsetColorScheme"):
+            undo = self.scheme != "system"   # what light or dark set; nothing else is overridden
+            if undo and hasattr(hints, "unsetColorScheme"):
                 hints.unsetColorScheme()
-            if self.app.style().name() != self.system_style:
-                self.app.setStyle(self.system_style)
-            # a default palette (no colour set) makes Qt follow the platform's again,
-            # including later light/dark switches of the desktop; a copy would freeze it
-            self.app.setPalette(QPalette())
+            self._use_style(self.system_style)
+            if undo:
+                # a default palette (no colour set) makes Qt follow the platform's again,
+                # including later light/dark switches of the desktop; a copy would freeze it
+                self.app.setPalette(QPalette())
         else:
             if hasattr(hints, "setColorScheme"):   # window frames follow too (Qt >= 6.8)
                 hints.setColorScheme(Qt.ColorScheme.Dark if scheme == "dark" else Qt.ColorScheme.Light)
-            if not isinstance(self.app.style(), ReadableFusion):
-                self._style = ReadableFusion()   # kept: the application does not own a Python object
-                self.app.setStyle(self._style)
+            self._use_style("fusion")
             self.app.setPalette(palette_for(scheme))
         self.scheme = scheme
+
+    def _use_style(self, name: str) -> None:
+        """Style ``name``, made readable (:class:`ReadableStyle`), unless it is in use."""
+        current = self.app.style()
+        if isinstance(current, ReadableStyle) and current.base_name == name.lower():
+            return
+        style = ReadableStyle(name)
+        self.app.setStyle(style)   # before the old one's reference goes: the application deletes it
+        self._style = style        # kept: the application does not own a Python object
 
 
 def appearance() -> Appearance | None:

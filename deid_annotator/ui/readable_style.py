@@ -1,9 +1,12 @@
-"""The Fusion style of View ▸ Colours ▸ Light and Dark, with check boxes that can be seen.
+"""The application's style under every View ▸ Colours scheme, with check boxes that can be seen.
 
 Fusion outlines a check box or radio button in the window colour made darker, which
 on a dark palette is darker than the dark box itself: an unchecked box (the offers'
-list, "also show decided notes") disappeared. This draws an outline over Fusion's, in
+list, "also show decided notes") disappeared, under our dark palette and under a dark
+desktop's alike. This draws an outline over Fusion's, in
 :func:`deid_annotator.annotation.plot_colors.outline_color` (>= 3:1, WCAG 1.4.11).
+The style wraps whichever style the scheme uses (Fusion for light and dark, the
+desktop's for "follow the system"); other styles draw their own boxes and keep them.
 """
 from __future__ import annotations
 
@@ -19,15 +22,18 @@ def outline_of(palette: QPalette) -> QColor:
                                 palette.color(QPalette.Text).name()))
 
 
-class ReadableFusion(QProxyStyle):
-    """Fusion, its check box and radio button outlines readable on light and dark palettes."""
+class ReadableStyle(QProxyStyle):
+    """The style named ``base`` (a :class:`QStyleFactory` key), Fusion's check box and
+    radio button outlines readable on light and dark palettes."""
 
-    def __init__(self):
-        super().__init__("Fusion")
+    def __init__(self, base: str = "Fusion"):
+        super().__init__(base)
+        self.base_name = base.lower()
+        self.outlines = self.baseStyle().name().lower() == "fusion"
 
     def drawPrimitive(self, element, option, painter: QPainter, widget=None) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        if element not in (QStyle.PE_IndicatorCheckBox, QStyle.PE_IndicatorRadioButton):
+        if not self.outlines or element not in (QStyle.PE_IndicatorCheckBox, QStyle.PE_IndicatorRadioButton):
             return
         painter.save()
         try:

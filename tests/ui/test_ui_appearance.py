@@ -40,3 +40,25 @@ def test_label_chips_can_be_turned_off_and_stay_off(window):
     window.label_chips_action.trigger()
     window.editor.grab()
     assert window.editor.painted_chips
+
+
+def test_follow_the_system_keeps_a_desktop_style_other_than_fusion(qapp):
+    """Under "follow the system" the desktop's own style is wrapped, not replaced; its
+    check boxes are its own (the outline is Fusion's fix)."""
+    from PySide6.QtWidgets import QCheckBox
+
+    from deid_annotator.ui.appearance import Appearance
+
+    desktop = Appearance(qapp)
+    system_style = desktop.system_style
+    desktop.system_style = "windows"   # a desktop whose style is not Fusion
+    try:
+        for scheme, base, outlined in (("system", "windows", False), ("dark", "fusion", True),
+                                       ("system", "windows", False)):
+            desktop.apply(scheme)
+            assert (qapp.style().baseStyle().name(), qapp.style().outlines) == (base, outlined), scheme
+            QCheckBox("drawn").grab()
+        assert qapp.palette().resolveMask() == 0
+    finally:
+        desktop.system_style = system_style
+        desktop.apply("system")
