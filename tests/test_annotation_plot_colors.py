@@ -5,7 +5,7 @@ import pytest
 
 from deid_annotator.annotation.palette import MIN_CONTRAST, contrast_ratio
 from deid_annotator.annotation.plot_colors import (ALERT, MIN_GRAPHIC_CONTRAST, SERIES, alert_color,
-                                                   outline_color,
+                                                   inactive_selection, outline_color,
                                                    plot_colors, visible_on)
 
 #: (window, base, text) of light and dark desktops: ours, Qt's Fusion, GNOME/Windows-like,
@@ -46,3 +46,16 @@ def test_colours_that_already_reach_the_minimum_are_kept():
     assert contrast_ratio(dim, "#1e1e1e") < MIN_GRAPHIC_CONTRAST
     lighter = visible_on("#1e1e1e", dim)
     assert contrast_ratio(lighter, "#1e1e1e") >= MIN_GRAPHIC_CONTRAST and lighter > dim
+
+
+@pytest.mark.parametrize("active,inactive,base,kept", [
+    (("#0078d7", "#ffffff"), ("#f0f0f0", "#000000"), "#ffffff", False),   # Windows: the window colour
+    (("#3daee9", "#fcfcfc"), ("#2f4a59", "#fcfcfc"), "#141618", False),   # dimmed into the background
+    (("#3584e4", "#ffffff"), ("#3584e4", "#ffffff"), "#ffffff", True),    # the same colours
+    (("#3072c4", "#ffffff"), ("#8c8c8c", "#000000"), "#ffffff", True),    # a grey that still shows
+    (("#3072c4", "#ffffff"), ("#3072c4", "#9fb9d9"), "#ffffff", False),   # its text does not read
+])
+def test_an_inactive_selection_shows_as_well_as_the_active_one(active, inactive, base, kept):
+    chosen = inactive_selection(active, inactive, base)
+    assert chosen == (inactive if kept else active)
+    assert contrast_ratio(chosen[0], base) >= min(MIN_GRAPHIC_CONTRAST, contrast_ratio(active[0], base))

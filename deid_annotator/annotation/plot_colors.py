@@ -1,5 +1,5 @@
-"""Colours of the dashboard's plots, of alert text and of check box outlines for the
-palette in use (no UI toolkit).
+"""Colours of the dashboard's plots, of alert text, of check box outlines and of an
+inactive selection for the palette in use (no UI toolkit).
 
 The plots take the window's own background and text colours, so they follow the light
 and dark palettes like every other widget. Text reaches WCAG AA (4.5:1) on the
@@ -49,6 +49,18 @@ def outline_color(window: str, base: str, text: str) -> str:
     (>= 3:1) from both a list's background (``base``) and a form's (``window``)."""
     color = visible_on(base, mix(text, base, 0.45))
     return visible_on(window, color) if contrast_ratio(color, window) < MIN_GRAPHIC_CONTRAST else color
+
+
+def inactive_selection(active: tuple[str, str], inactive: tuple[str, str], base: str) -> tuple[str, str]:
+    """A selection's (background, text) where its window is not the active one: the
+    palette's ``inactive`` pair, unless it stands out from ``base`` less than the
+    ``active`` pair does (up to 3:1) or its text reads less (up to 4.5:1); then ``active``.
+    Windows' own palette, for one, gives it the window colour: 1.1:1 on a list's white."""
+    stands_out = min(MIN_GRAPHIC_CONTRAST, contrast_ratio(active[0], base))
+    reads = min(MIN_CONTRAST, contrast_ratio(active[1], active[0]))
+    if contrast_ratio(inactive[0], base) >= stands_out and contrast_ratio(inactive[1], inactive[0]) >= reads:
+        return inactive
+    return active
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,3 +183,60 @@ def test_unchecked_boxes_show_when_following_a_dark_desktop(window, scheme, qtbo
         app.setPalette(QPalette())
     # a light desktop's boxes keep showing too
     assert min(boxes_contrast(box, items, item)) >= MIN_GRAPHIC_CONTRAST
+
+
+#: Windows' own palette as Qt's Windows platform theme builds it: an inactive window's
+#: selection takes the window colour, 1.1:1 on a list's white (the group's colours last).
+WINDOWS_DESKTOP = {QPalette.Window: "#f0f0f0", QPalette.WindowText: "#000000", QPalette.Base: "#ffffff",
+                   QPalette.Text: "#000000", QPalette.Button: "#f0f0f0", QPalette.ButtonText: "#000000",
+                   QPalette.Highlight: "#0078d7", QPalette.HighlightedText: "#ffffff",
+                   (QPalette.Inactive, QPalette.Highlight): "#f0f0f0",
+                   (QPalette.Inactive, QPalette.HighlightedText): "#000000"}
+
+
+def selected_row_colors(table) -> tuple[float, float]:
+    """How much the current row of ``table`` stands out from the table's background, and
+    how well the text on it reads (its highest contrast on the row's colour), as a share
+    of how well the active selection's text reads (up to AA's 4.5:1: the desktop's
+    palette may choose less)."""
+    QApplication.processEvents()
+    index = table.model().index(table.currentRow(), 0)
+    rect = table.visualRect(index)
+    image = table.viewport().grab().toImage()
+    seen = Counter(image.pixelColor(x, y).name()
+                   for x in range(rect.left() + 1, rect.right()) for y in range(rect.top() + 1, rect.bottom()))
+    row = seen.most_common(1)[0][0]
+    palette = table.palette()
+    active = contrast_ratio(palette.color(QPalette.Active, QPalette.HighlightedText).name(),
+                            palette.color(QPalette.Active, QPalette.Highlight).name())
+    text = max(contrast_ratio(color, row) for color in seen)
+    return contrast_ratio(row, palette.color(QPalette.Base).name()), text / min(MIN_CONTRAST, active)
+
+
+def test_a_selected_row_shows_in_an_inactive_window_under_every_scheme(window, scheme, qtbot):
+    """Help ▸ About's licence table, its row selected, while another window is active."""
+    from PySide6.QtWidgets import QLabel
+
+    from deid_annotator.ui.about import AboutDialog
+
+    about = AboutDialog(window)
+    qtbot.addWidget(about)
+    about.show()
+    about.table.setCurrentCell(2, 0)
+    elsewhere = QLabel("another window")
+    qtbot.addWidget(elsewhere)
+    elsewhere.show()
+    elsewhere.activateWindow()
+    qtbot.waitUntil(lambda: elsewhere.isActiveWindow() and not about.isActiveWindow())
+    for name in ("dark", "light", "system"):
+        scheme(name)
+        stands_out, text = selected_row_colors(about.table)
+        assert stands_out >= MIN_GRAPHIC_CONTRAST and text >= 1, name
+    # a desktop's palette as Qt takes it from the platform: polished by the application's style
+    desktop = QPalette()
+    for role, color in WINDOWS_DESKTOP.items():
+        desktop.setColor(*(role if isinstance(role, tuple) else (role,)), QColor(color))
+    QApplication.style().polish(desktop)
+    about.table.setPalette(desktop)
+    stands_out, text = selected_row_colors(about.table)
+    assert stands_out >= MIN_GRAPHIC_CONTRAST and text >= 1
