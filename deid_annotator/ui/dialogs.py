@@ -1,5 +1,5 @@
 """Dialogs: errors (a message, never a traceback), the annotator's name, import and
-export (format chooser), the keyboard map."""
+export (format chooser). The keyboard map is :mod:`.keyboard_help`."""
 from __future__ import annotations
 
 import os
@@ -9,10 +9,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox,
-                               QPushButton, QTextBrowser, QVBoxLayout, QWidget)
+                               QPushButton, QVBoxLayout, QWidget)
 
 from ..annotation.import_encodings import ENCODING_CHOICES, FIELD, codec_of, encoding_problem
-from ..annotation.keymap import COMMANDS
 from ..annotation.workflow import IMPORT_SOURCES
 from ..errors import DeidError
 from ..formats import FORMATS
@@ -196,27 +195,3 @@ class CorpusDialog(QDialog):
         path = QFileDialog.getExistingDirectory(self, "Export to folder" if self.exporting else "Import from folder")
         if path:
             self.path_edit.setText(path)
-
-
-def keyboard_help_html(label_keys: dict[str, str]) -> str:
-    rows = "".join(f"<tr><td><b>{' / '.join(c.keys)}</b></td><td>{c.title}</td><td>{c.tip}</td></tr>"
-                   for c in COMMANDS)
-    labels = ", ".join(f"<b>{k}</b> {label}" for label, k in label_keys.items())
-    return (f"<h3>Keyboard</h3><table cellspacing=4>{rows}</table>"
-            f"<p><b>Labels</b> (with text selected: add a span; with a span selected: change its "
-            f"label): {labels}</p><p>Click a span to select it. Escape clears the selection, then "
-            f"Shift+arrows select text.</p>")
-
-
-def show_keyboard_help(parent: QWidget | None, label_keys: dict[str, str]) -> None:
-    dialog = QDialog(parent)
-    dialog.setWindowTitle("Keyboard shortcuts")
-    layout = QVBoxLayout(dialog)
-    view = QTextBrowser()
-    view.setHtml(keyboard_help_html(label_keys))
-    layout.addWidget(view)
-    buttons = QDialogButtonBox(QDialogButtonBox.Close)
-    buttons.rejected.connect(dialog.reject)
-    layout.addWidget(buttons)
-    dialog.resize(760, 560)
-    dialog.exec()

@@ -35,8 +35,9 @@ from ..annotation.session import describe
 from ..errors import DeidError
 from .alert_text import alert_text
 from .dashboard import DashboardWidget
-from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error, show_keyboard_help,
+from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error,
                       write_crash_log)
+from .keyboard_help import show_keyboard_help
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
 from . import accessibility, appearance, first_run, guidelines, note_finder, project_dialogs, project_location
@@ -255,8 +256,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         get = self.actions_by_name.get
         m = bar.addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo", None, "import", "export", "release_report",
-                     None, "change_passphrase", None, "quit"):
+        for name in ("new_project", "open_project", "open_demo", None, "import", "export", "export_deid",
+                     "release_report", None, "change_passphrase", None, "quit"):
             m.addSeparator() if name is None else m.addAction(get(name))
         m.insertAction(get("import"), get("show_folder"))
         m = bar.addMenu("&Edit")
@@ -789,7 +790,7 @@ class MainWindow(QMainWindow):
         view.raise_()
 
     def keyboard_help(self) -> None:
-        show_keyboard_help(self, self.session.label_keys if self.session else {})
+        show_keyboard_help(self)
 
     def about(self) -> None:
         from .about import show_about

@@ -16,8 +16,8 @@ screenshot says nothing about it.
 
 ``--show`` takes another view instead of the main window as it is: the dashboard, the
 Find notes dock, the import or export dialog, the adjudication view (on two made-up
-annotators' versions of the first notes, from the demo's gold), the guidelines or the
-About dialog, so that each can be looked at under both palettes and at 2x.
+annotators' versions of the first notes, from the demo's gold), the guidelines, the
+About dialog or Help ▸ Keyboard shortcuts (``keys``), so that each can be looked at under both palettes and at 2x.
 """
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def make_demo(path: Path) -> Path:
 
 
 #: What ``--show`` can take.
-VIEWS = ("main", "dashboard", "find", "import", "export", "adjudication", "guidelines", "about")
+VIEWS = ("main", "dashboard", "find", "import", "export", "adjudication", "guidelines", "about", "keys")
 
 
 def add_team_versions(path: Path) -> None:
@@ -123,6 +123,12 @@ def open_view(name: str, window, app):
     if name == "about":
         window.about()
         return window.about_dialog
+    if name == "keys":
+        from .keyboard_help import help_for
+
+        dialog = help_for(window)
+        dialog.show()
+        return dialog
     return window
 
 

@@ -48,7 +48,8 @@ def text_span(label) -> tuple[int, int]:
     return left, left + label.fontMetrics().horizontalAdvance(painted)
 
 
-def test_the_annotator_and_the_project_stand_apart_and_a_long_path_elides(window, gold, tmp_path, qtbot):
+def test_the_annotator_and_the_project_stand_apart_and_a_long_path_elides(window, gold, tmp_path,
+                                                                          qtbot):
     from conftest import make_project
 
     who, place = window.who, window.location_label
