@@ -1,6 +1,6 @@
 """Help ▸ Keyboard shortcuts: every key of the window's menus, grouped by menu (the
 annotating ones first), and the labels' keys in a table, each key beside its label
-(a paragraph of them wrapped a key away from its label).
+(in a paragraph, a key could wrap onto the line before its label).
 
 The rows are read from the menus themselves, so the help lists what the window really
 answers to (File ▸ New project's Ctrl+N as much as Span ▸ Accept's Return)."""
