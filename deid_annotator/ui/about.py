@@ -83,11 +83,12 @@ class AboutDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.Stretch)
+        header.setHighlightSections(False)   # a whole row is selected: every column would be bold
         self.text = QPlainTextEdit()
         self.text.setObjectName("licenseText")
         self.text.setReadOnly(True)
         self.text.setPlaceholderText("Select a component to read its licence.")
-        self.table.currentCellChanged.connect(lambda row, *_: self.show_license(row))
+        self.table.currentCellChanged.connect(lambda row, *_: self._current_row(row))
 
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.table)
@@ -103,6 +104,13 @@ class AboutDialog(QDialog):
         layout.addWidget(count)
         layout.addWidget(split, 1)
         layout.addWidget(buttons)
+
+    def _current_row(self, row: int) -> None:
+        # tabbing in makes the first cell current without selecting it: its licence was
+        # shown while no row was highlighted
+        if row >= 0 and not self.table.selectionModel().isRowSelected(row):
+            self.table.selectRow(row)
+        self.show_license(row)
 
     def show_license(self, row: int) -> None:
         if 0 <= row < len(self.notices):

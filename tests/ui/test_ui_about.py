@@ -44,3 +44,23 @@ def test_help_menu_opens_the_about_dialog(window, qtbot):
     assert dialog.isVisible() and dialog.windowTitle() == "About deid-annotator"
     assert dialog.table.rowCount() > 20
     dialog.close()
+
+
+def test_the_row_whose_licence_is_shown_is_the_selected_one(qtbot):
+    """Tabbing into the table shows the first component's licence: its row is selected
+    too, not only framed as the current cell."""
+    from deid_annotator.ui.about import AboutDialog
+
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    dialog.table.setFocus()
+    qtbot.waitUntil(lambda: dialog.text.toPlainText() != "")
+    shown = dialog.text.toPlainText().split(" ")[0]
+    row = dialog.table.currentRow()
+    assert dialog.table.item(row, 0).text() == shown
+    assert dialog.table.selectionModel().isRowSelected(row)
+    dialog.select("torch")
+    assert [i.row() for i in dialog.table.selectionModel().selectedRows()] == [dialog.table.currentRow()]
