@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QColor, QPalette
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QStyleFactory
 
 from ..annotation.config import COLOR_SCHEMES
 from ..annotation.palette import DARK_BASE, DARK_TEXT, LIGHT_BASE, LIGHT_TEXT
@@ -77,11 +77,16 @@ class Appearance:
         self.scheme = scheme
 
     def _use_style(self, name: str) -> None:
-        """Style ``name``, made readable (:class:`ReadableStyle`), unless it is in use."""
+        """Style ``name`` unless it is in use; Fusion made readable (:class:`ReadableStyle`).
+        A desktop's native style (Windows, macOS) is left unwrapped: Qt's widgets check for
+        its exact class, which a proxy would hide, and it draws its own boxes."""
         current = self.app.style()
-        if isinstance(current, ReadableStyle) and current.base_name == name.lower():
+        in_use = current.base_name if isinstance(current, ReadableStyle) else current.name().lower()
+        if in_use == name.lower() and isinstance(current, ReadableStyle) == (name.lower() == "fusion"):
             return
-        style = ReadableStyle(name)
+        style = ReadableStyle(name) if name.lower() == "fusion" else QStyleFactory.create(name)
+        if style is None:          # a style name this Qt does not have: Fusion, readable
+            style = ReadableStyle("Fusion")
         self.app.setStyle(style)   # before the old one's reference goes: the application deletes it
         self._style = style        # kept: the application does not own a Python object
 

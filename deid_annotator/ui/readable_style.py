@@ -5,8 +5,8 @@ on a dark palette is darker than the dark box itself: an unchecked box (the offe
 list, "also show decided notes") disappeared, under our dark palette and under a dark
 desktop's alike. This draws an outline over Fusion's, in
 :func:`deid_annotator.annotation.plot_colors.outline_color` (>= 3:1, WCAG 1.4.11).
-The style wraps whichever style the scheme uses (Fusion for light and dark, the
-desktop's for "follow the system"); other styles draw their own boxes and keep them.
+It wraps Fusion (light and dark, and "follow the system" on a desktop whose style is
+Fusion); a native style (Windows, macOS) is used unwrapped and draws its own boxes.
 
 It also keeps a selection visible where its window is not the active one (a licence
 row in Help ▸ About while the main window is active): the palette Qt takes from the
