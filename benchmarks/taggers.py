@@ -12,7 +12,7 @@ tagger at several span-confidence thresholds (operating points).
                                  [--member-options JSON] [--work DIR] [--json FILE]
 
 ``--member-options`` gives members options other than their defaults, e.g.
-``'{"crf": {"augment_copies": 1}}'``; use a fresh ``--work`` for it (cached members are
+``'{"crf": {"c1": 0.003}}'``; use a fresh ``--work`` for it (cached members are
 reused by name).
 
 Members are trained once and reused by every row (union, stacked and its ablations);
@@ -107,7 +107,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=None, help="where models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     ap.add_argument("--member-options", type=json.loads, default={},
-                    help='options per member, JSON: {"crf": {"augment_copies": 1}}')
+                    help='options per member, JSON: {"crf": {"c1": 0.003}}')
     args = ap.parse_args()
 
     if not (args.corpus / "id.text").is_file():

