@@ -66,31 +66,32 @@ def picked_notes(project_path: Path, notes_by_id: dict[str, Note]) -> list[Note]
 
 def propagation_rows(train: list[Note], annotate: list[Note], val: list[Note],
                      kept: Path) -> list[tuple[str, tuple, float]]:
-    """Each tagger without and with propagation (the same fitted model: only the option
-    changes), and the loop's own last model both ways."""
+    """Each tagger without and with propagation (the same fitted model and ordinary words:
+    only the scope changes), and the loop's own last model both ways."""
     from deid_annotator.loop.models import current_tagger
-    from deid_annotator.taggers.propagation import common_words
+    from deid_annotator.taggers import Propagation
 
     blank = [Note(n.id, n.text, n.meta, []) for n in val]
     rows = []
 
-    def both(label: str, tagger, seconds: float) -> None:
+    def both(label: str, tagger, common: frozenset[str], seconds: float) -> None:
+        predicted = tagger.predict(blank)
         for scope in ("none", "patient"):
-            tagger.options["propagate"] = scope
-            rows.append((f"{label}, propagate {scope}", token_scores(val, tagger.predict(blank)),
-                         seconds))
+            propagation = Propagation(scope)
+            propagation.common_words = common
+            rows.append((f"{label}, propagate {scope}",
+                         token_scores(val, propagation.apply(blank, predicted)), seconds))
 
     with Project.open(kept, read_only=True) as project:
         loop_model, _version = current_tagger(project)
-    if not loop_model.common_words:   # a model saved before propagation learnt no words
-        loop_model.common_words = common_words(train)
-    both("the loop's last model", loop_model, 0.0)
+    both("the loop's last model", loop_model, Propagation().fit(train).common_words, 0.0)
     for name, notes, what in (("rules", train, "picks"), ("tbed", train, "picks"),
                               ("crf", train, "picks"), ("rules", annotate, "all"),
                               ("tbed", annotate, "all")):
         started = time.perf_counter()
         tagger = create_tagger(name).fit(notes)
-        both(f"{name} ({what})", tagger, time.perf_counter() - started)
+        both(f"{name} ({what})", tagger, Propagation().fit(notes).common_words,
+             time.perf_counter() - started)
     return rows
 
 

@@ -83,7 +83,10 @@ def _old_model(tmp_path) -> tuple[Path, list[Note], list[list[Span]]]:
     before = tagger.predict(unseen)
     folder = tagger.save(tmp_path / "model")
     manifest = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-    manifest["options"]["word_clusters"] = str(tmp_path / "gone" / "clusters.tsv")
+    manifest["options"] = {**manifest.pop("params"), "propagate": "patient",
+                           "word_clusters": str(tmp_path / "gone" / "clusters.tsv")}
+    manifest["format_version"] = 1
+    del manifest["fitted"]
     (folder / "model.json").write_text(json.dumps(manifest), encoding="utf-8")
     return folder, unseen, before
 

@@ -30,7 +30,7 @@ from test_tagger_bilstm import SMALL, corpus  # noqa: E402
 @pytest.fixture(scope="module")
 def trained() -> BiLstmCrfTagger:
     # propagation (what a note gets depends on the notes tagged with it) is tested apart
-    return BiLstmCrfTagger(**SMALL, propagate="none").fit(corpus(40, dates=True))
+    return BiLstmCrfTagger(**SMALL).fit(corpus(40, dates=True))
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_order_batching_chunking_and_workers_do_not_change_predictions(trained, 
     assert_same(one_by_one, reference[:25])
     monkeypatch.setattr(inference, "CHUNK_NOTES", 7)
     monkeypatch.setattr(inference, "CHAR_BATCH", 50)
-    small = BiLstmCrfTagger(**{**SMALL, "predict_batch_size": 3, "propagate": "none"})
+    small = BiLstmCrfTagger(**{**SMALL, "predict_batch_size": 3})
     small.network, small.words, small.chars, small.tags = (trained.network, trained.words,
                                                            trained.chars, trained.tags)
     small.labels = trained.labels

@@ -60,7 +60,8 @@ def test_vectors_file_initialises_embeddings_and_the_model_stands_alone(tmp_path
     tagger = BiLstmCrfTagger(**dict(SMALL, learning_rate=0.0, word_dropout=0.0,
                                     pretrained_vectors=path)).fit(notes())
     emb = tagger.network.word_embedding.weight.detach().numpy()
-    assert tagger.options["word_dim"] == 12                     # the vectors' size wins
+    assert tagger.network.dims.word_dim == 12                   # the vectors' size wins
+    assert tagger.word_dim == 8                                  # (the parameter stays as given)
     # rescaled together to the spread of the random rows (uniform in [-0.1, 0.1])
     scale = (0.1 / np.sqrt(3)) / np.std(np.stack(list(table.values())))
     assert np.allclose(emb[tagger.words.stoi["zyxwvut"]], table["zyxwvut"] * scale, atol=1e-6)
@@ -69,7 +70,7 @@ def test_vectors_file_initialises_embeddings_and_the_model_stands_alone(tmp_path
                                                      "in_vocabulary": 5}
     model = tagger.save(tmp_path / "model")
     manifest = json.loads((model / "model.json").read_text())
-    assert manifest["options"]["pretrained_vectors"] == str(path)     # recorded, not needed
+    assert manifest["params"]["pretrained_vectors"] == str(path)      # recorded, not needed
     path.unlink()
     test = notes(4, seed=9)
     loaded = load_model(model)
@@ -83,7 +84,7 @@ def test_missing_vectors_file_names_it_before_training(tmp_path):
         tagger.fit(notes(4))
     assert not tagger.fitted
     with pytest.raises(DeidError, match="pretrained_vectors"):
-        BiLstmCrfTagger(pretrained_vectors=3)
+        BiLstmCrfTagger(pretrained_vectors=3).fit(notes(4))
 
 
 def test_train_command_takes_vectors(tmp_path, vectors_file, capsys):
@@ -120,4 +121,4 @@ def test_singleton_dropout_hides_words_seen_once():
     assert torch.equal(e0[rare], e1[rare])
     assert not torch.equal(e0[common], e1[common])
     with pytest.raises(DeidError, match="singleton_dropout"):
-        BiLstmCrfTagger(singleton_dropout=1.5)
+        BiLstmCrfTagger(singleton_dropout=1.5).fit(data)

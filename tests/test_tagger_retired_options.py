@@ -20,10 +20,14 @@ TINY_BILSTM = dict(word_dim=8, char_dim=6, char_hidden=6, hidden=8, ff_hidden=8,
 
 
 def _with_retired_options(folder, options: dict) -> None:
-    """Write ``options`` into the model's manifest, as the version that had them saved it."""
+    """Rewrite the model's manifest as the version that had ``options`` saved it (format 1:
+    the parameters and propagation's options together under ``options``)."""
     path = folder / "model.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["options"].update(options)
+    manifest["options"] = {**manifest.pop("params"), **options, "propagate": "patient",
+                           "propagate_min_confidence": 0.5}
+    del manifest["fitted"]
+    manifest["format_version"] = 1
     path.write_text(json.dumps(manifest), encoding="utf-8")
 
 
@@ -40,7 +44,7 @@ def test_a_crf_saved_with_augmentation_options_loads_and_tags_the_same(tmp_path,
     _with_retired_options(folder, RETIRED_CRF)
     loaded = load_model(folder)
     assert loaded.predict(test) == tagger.predict(test)
-    assert not set(RETIRED_CRF) & set(loaded.options)
+    assert not set(RETIRED_CRF) & set(loaded.get_params())
 
 
 def test_a_bilstm_crf_saved_with_skeleton_and_augmentation_options_loads_and_tags_the_same(
@@ -52,7 +56,7 @@ def test_a_bilstm_crf_saved_with_skeleton_and_augmentation_options_loads_and_tag
     _with_retired_options(folder, RETIRED_BILSTM)
     loaded = load_model(folder)
     assert loaded.predict(test) == tagger.predict(test)
-    assert not set(RETIRED_BILSTM) & set(loaded.options)
+    assert not set(RETIRED_BILSTM) & set(loaded.get_params())
 
 
 def test_a_bilstm_crf_trained_with_the_text_skeleton_is_refused_clearly(tmp_path, corpus):

@@ -232,7 +232,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                                  progress=progress, eval_share=0.0, refresh=False,
                                  ahead_batch_size=0)   # one batch follows: predicted then
                 trained = job.run()
-                scores = evaluate_tagger(trained.tagger, eval_corpus)["token"]
+                scores = evaluate_tagger(trained.tagger, eval_corpus,
+                                         propagation=trained.propagation)["token"]
                 row = SimulationRow(k, project.note_count(gold=True), scores["precision"],
                                     scores["recall"], scores["f1"], corrections.added,
                                     corrections.removed, corrections.relabelled,

