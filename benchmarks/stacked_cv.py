@@ -209,10 +209,10 @@ def with_label_columns(tagger: StackedTagger, notes, cv, rows: TrainingRows) -> 
     labels = sorted({s.label for n in notes for s in n.spans})
     columns = []
     for k, note in enumerate(notes):
-        outputs = {m: cv[m][k] for m in tagger.options["members"]}
+        outputs = {m: cv[m][k] for m in tagger.members}
         tokens = next(o.tokens for o in outputs.values() if o.tokens is not None)
         view = NoteView(note.text, tokens, outputs)
-        for cand in find_candidates(note.text, tokens, outputs, tagger.options["marginal_threshold"]):
+        for cand in find_candidates(note.text, tokens, outputs, tagger.marginal_threshold):
             top = view.label(cand, "")
             columns.append([float(top == label) for label in labels])
     return TrainingRows(rows.notes, np.hstack([rows.X, np.asarray(columns)]), rows.y, rows.groups,

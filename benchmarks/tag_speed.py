@@ -106,7 +106,7 @@ def measure(name: str, code: Path, model: Path, sets: dict[str, tuple[Path, int]
 
 
 def train_model(train_notes, work: Path) -> tuple[Path, float, float]:
-    from deid_annotator.taggers import create_tagger
+    from deid_annotator.taggers import Propagation, create_tagger
 
     tagger = create_tagger("bilstm-crf", "en")
     started, cpu = time.perf_counter(), time.process_time()
@@ -115,7 +115,7 @@ def train_model(train_notes, work: Path) -> tuple[Path, float, float]:
     seconds = time.perf_counter() - started
     print(f"trained bilstm-crf on {len(train_notes)} notes in {seconds:.0f} s "
           f"({time.process_time() - cpu:.0f} s CPU; load {at:.1f} -> {load():.1f})", flush=True)
-    return tagger.save(work / "model"), seconds, at
+    return tagger.save(work / "model", Propagation().fit(train_notes)), seconds, at
 
 
 def main() -> int:

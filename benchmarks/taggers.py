@@ -12,7 +12,7 @@ tagger at several span-confidence thresholds (operating points).
                                  [--member-options JSON] [--work DIR] [--json FILE]
 
 ``--member-options`` gives members options other than their defaults, e.g.
-``'{"crf": {"augment_copies": 1}}'``; use a fresh ``--work`` for it (cached members are
+``'{"crf": {"c1": 0.003}}'``; use a fresh ``--work`` for it (cached members are
 reused by name).
 
 Members are trained once and reused by every row (union, stacked and its ablations);
@@ -41,7 +41,7 @@ from deid_annotator.evaluation import evaluate, operating_points, read_deidpl_ph
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
-from deid_annotator.taggers import create_tagger, load_model
+from deid_annotator.taggers import Propagation, accepted_options, create_tagger, load_model, tagger_class
 from deid_annotator.taggers.stacked import StackedTagger
 from deid_annotator.taggers.stacking_features import FEATURE_GROUPS
 from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_options,
@@ -86,7 +86,8 @@ def cached_cv(work: Path, name: str, train, folds, seed: int, n_folds: int, opti
         return cached["outputs"], cached["seconds"]
     started = time.perf_counter()
     outputs = cross_validated_outputs(name, train, folds,
-                                      lambda: create_tagger(name, **member_options(options, name)))
+                                      lambda: create_tagger(name, **member_options(options, name)),
+                                      propagation=Propagation())
     seconds = time.perf_counter() - started
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
@@ -107,7 +108,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=None, help="where models and outputs go")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     ap.add_argument("--member-options", type=json.loads, default={},
-                    help='options per member, JSON: {"crf": {"augment_copies": 1}}')
+                    help='options per member, JSON: {"crf": {"c1": 0.003}}')
     args = ap.parse_args()
 
     if not (args.corpus / "id.text").is_file():
@@ -134,6 +135,8 @@ def main() -> int:
     lines.append(row("deid.pl (baseline)", evaluate(gold_test, deidpl_test), None, 16))
     figures: dict[str, dict] = {}
     trained: dict[str, tuple] = {}   # name -> (tagger, train seconds)
+    # every tagger with propagation within a patient (as `train` saves it)
+    propagation = Propagation().fit(train)
 
     def train_member(name: str):
         """Train a member once; a model saved by an earlier run in the same --work is reused."""
@@ -143,17 +146,18 @@ def main() -> int:
         if (saved / "model.json").is_file() and seconds_file.is_file():
             trained[name] = (load_model(saved), float(seconds_file.read_text()))
             return trained[name]
-        tagger = create_tagger(name, seed=args.seed, **args.member_options.get(name, {}))
+        tagger = create_tagger(name, **accepted_options(tagger_class(name), {"seed": args.seed}),
+                               **args.member_options.get(name, {}))
         started = time.perf_counter()
         tagger.fit(train)
         trained[name] = (tagger, time.perf_counter() - started)
-        tagger.save(saved)
+        tagger.save(saved, propagation)
         seconds_file.write_text(str(trained[name][1]))
         return trained[name]
 
     def score_with_cli(name: str, tagger, train_s: float | None) -> None:
         model_dir = work / "models" / name
-        tagger.save(model_dir)
+        tagger.save(model_dir, propagation)
         predicted, seconds = tag_with_cli(model_dir, test_dir, work / "tagged" / name)
         report = evaluate(gold_test, predicted)
         rate = len(test) / seconds
@@ -170,7 +174,8 @@ def main() -> int:
     if "union" in names:
         crf, crf_s = train_member("crf")
         bilstm, bilstm_s = train_member("bilstm-crf")
-        score_with_cli("union", UnionTagger.from_members([crf, bilstm]), crf_s + bilstm_s)
+        union = UnionTagger.from_members([crf, bilstm], propagations=[propagation] * 2)
+        score_with_cli("union", union, crf_s + bilstm_s)
 
     extra: list[str] = []
     if "stacked" in names:
@@ -183,7 +188,8 @@ def main() -> int:
             log(f"cross-validating {m} ({args.folds} patient folds)")
             cv[m], cv_seconds[m] = cached_cv(work, m, train, folds, args.seed, args.folds, options)
             train_member(m)
-        test_outputs = {m: member_outputs(trained[m][0], blank_test) for m in members}
+        test_outputs = {m: member_outputs(trained[m][0], blank_test, propagation=propagation)
+                        for m in members}
         configs = [("stacked", members, list(FEATURE_GROUPS))]
         if not args.no_ablations:
             if len(members) > 1:
@@ -210,7 +216,7 @@ def main() -> int:
                 score_with_cli("stacked", tagger, train_s)
                 report = evaluate(gold_test, read_corpus("physionet", work / "tagged" / "stacked"))
             else:
-                threshold = tagger.options["threshold"]
+                threshold = tagger.threshold_
                 predicted = [merge_union([[s for s in c if s.confidence >= threshold]], "stacked")
                              for c in candidates]
                 report = evaluate(gold_test, with_spans(test, predicted))
@@ -220,18 +226,18 @@ def main() -> int:
             figures[label]["cv"] = {k: tagger.training[k] for k in
                                     ("classifier", "classifier_trials", "cv_token",
                                      "candidate_token_recall", "candidates")}
-            figures[label]["threshold"] = tagger.options["threshold"]
+            figures[label]["threshold"] = tagger.threshold_
             extra.append(f"| {label} | {tagger.training['classifier']} | "
-                         f"{tagger.options['threshold']:.4f} | {cv_token['precision']:.3f} | "
+                         f"{tagger.threshold_:.4f} | {cv_token['precision']:.3f} | "
                          f"{cv_token['recall']:.3f} | {report.token.precision:.3f} | "
                          f"{report.token.recall:.3f} |")
             log(extra[-1])
         tagger, candidates = main
         gold_by = Corpus(list(test))
         points = operating_points(gold_by, with_spans(test, candidates),
-                                  sorted({*THRESHOLDS, tagger.options["threshold"]}))
+                                  sorted({*THRESHOLDS, tagger.threshold_}))
         extra += ["", f"Operating points of stacked ({'+'.join(members)}; threshold chosen on "
-                      f"CV: {tagger.options['threshold']:.4f}; candidate token recall on test "
+                      f"CV: {tagger.threshold_:.4f}; candidate token recall on test "
                       f"{points[0].token.recall if points else 0:.3f} at the lowest threshold)", "",
                   "| threshold | token P | token R | token F1 | CV token P | CV token R |",
                   "|---|---|---|---|---|---|"]

@@ -34,7 +34,7 @@ def data_dir() -> Path:
 
 
 def cache_root() -> Path:
-    """The cache folder (extracted models, word clusters); may be deleted at any time."""
+    """The cache folder (extracted models); may be deleted at any time."""
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)

@@ -65,7 +65,7 @@ def stale_models(out: Path = MODELS) -> list[str]:
 
 def build_model(name: str, out: Path) -> dict:
     from deid_annotator.formats import read_corpus
-    from deid_annotator.taggers import create_tagger
+    from deid_annotator.taggers import Propagation, create_tagger
 
     tagger_name, options = DEFAULT_MODELS[name]
     corpus = read_corpus("jsonl", DEMO_NOTES)
@@ -75,7 +75,7 @@ def build_model(name: str, out: Path) -> dict:
     seconds = round(time.perf_counter() - started, 1)
     tmp = out / f".{name}.building"
     shutil.rmtree(tmp, ignore_errors=True)
-    tagger.save(tmp)
+    tagger.save(tmp, Propagation().fit(corpus.notes))   # as `train` saves a model
     for path in tmp.iterdir():  # shipped to every user of the bundle: world-readable
         path.chmod(0o644)
     tmp.chmod(0o755)

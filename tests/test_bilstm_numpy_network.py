@@ -12,8 +12,7 @@ from deid_annotator.taggers.bilstm_crf.numpy_network import NumpyNetwork  # noqa
 
 DEFAULT = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=21)
 NO_SHAPE = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, shape_dim=0)
-SKELETON = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, num_skeleton=30,
-                      skeleton_dim=16, skeleton_hidden=20)
+WIDE = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, hidden=20, ff_hidden=16)
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +43,7 @@ def _state(network: BiLstmCrfNetwork) -> dict[str, np.ndarray]:
 
 def _batch(dims: Dimensions, lengths: list[int], seed: int = 1, distinct: int = 25) -> Batch:
     """Windows of the given lengths right-padded with 0, of ``distinct`` token texts of 1 to 9
-    chars (some of 1), each with its word, shape and skeleton ids as in the tagger (so tokens
+    chars (some of 1), each with its word and shape ids as in the tagger (so tokens
     repeat), but the last window's words drawn apart from their texts."""
     rng = np.random.default_rng(seed)
     B, L = len(lengths), max(lengths)
@@ -61,21 +60,18 @@ def _batch(dims: Dimensions, lengths: list[int], seed: int = 1, distinct: int = 
                      rng.integers(1, dims.num_chars, size=(distinct, char_lengths.max())), 0)
     words = ids(dims.num_words)
     words[-1] = np.where(mask[-1], rng.integers(1, dims.num_words, size=L), 0)
-    skeleton = torch.from_numpy(ids(dims.num_skeleton)) if dims.has_skeleton else None
     return Batch(words=torch.from_numpy(words), shapes=torch.from_numpy(ids(dims.num_shapes)),
                  char_index=torch.from_numpy(texts), chars=torch.from_numpy(chars),
                  char_lengths=torch.from_numpy(char_lengths), lengths=torch.tensor(lengths),
-                 mask=torch.from_numpy(mask), skeleton=skeleton)
+                 mask=torch.from_numpy(mask))
 
 
 def _inputs(batch: Batch, char_rows: np.ndarray) -> tuple:
-    skeleton = None if batch.skeleton is None else batch.skeleton.numpy()
     return (batch.words.numpy(), batch.shapes.numpy(), batch.char_index.numpy(), char_rows,
-            batch.lengths.numpy(), skeleton)
+            batch.lengths.numpy())
 
 
-@pytest.mark.parametrize("dims", [DEFAULT, NO_SHAPE, SKELETON],
-                         ids=["default", "no-shape", "skeleton"])
+@pytest.mark.parametrize("dims", [DEFAULT, NO_SHAPE, WIDE], ids=["default", "no-shape", "wide"])
 @pytest.mark.parametrize("lengths", [[7, 1, 5, 7, 3, 2], [1]])
 def test_matches_torch(dims, lengths):
     network = _torch_network(dims)
@@ -101,14 +97,6 @@ def test_matches_torch(dims, lengths):
     assert np.all(marginals[~batch.mask.numpy()] == 0)
 
 
-def test_emissions_need_the_skeleton_when_the_network_has_that_branch():
-    network = NumpyNetwork(SKELETON, _state(_torch_network(SKELETON)))
-    batch = _batch(SKELETON, [3, 2])
-    chars = network.char_features(batch.chars.numpy(), batch.char_lengths.numpy())
-    with pytest.raises(ValueError, match="skeleton"):
-        network.emissions(*_inputs(batch, chars)[:-1])
-
-
 def test_a_missing_weight_is_named():
     state = _state(_torch_network(DEFAULT))
     del state["token_lstm.backward_lstm.bias_hh_l0"]
@@ -124,6 +112,6 @@ def test_a_wrong_shaped_weight_is_named():
 
 
 def test_weights_of_other_dimensions_are_refused():
-    state = _state(_torch_network(SKELETON))
-    with pytest.raises(ValueError, match=r"skeleton_embedding\.weight"):
+    state = _state(_torch_network(WIDE))
+    with pytest.raises(ValueError, match=r"token_lstm"):
         NumpyNetwork(DEFAULT, state)

@@ -8,6 +8,7 @@ import pytest
 from deid_annotator.cli import main
 from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.formats import read_corpus, write_corpus
+from deid_annotator.taggers import Propagation
 
 
 @pytest.fixture()
@@ -80,7 +81,9 @@ def test_train_records_propagation_in_the_model(tmp_path, corpus_file, capsys):
         model = tmp_path / f"model-{expected}"
         assert main(["train", "--format", "jsonl", "--corpus", str(corpus_file), "--tagger",
                      "rules", "--out", str(model), *flag]) == 0
-        assert json.loads((model / "model.json").read_text())["options"]["propagate"] == expected
+        manifest = json.loads((model / "model.json").read_text())
+        assert manifest["propagation"] == {"scope": expected, "min_confidence": 0.5}
+        assert Propagation.load(model).scope == expected
     with pytest.raises(SystemExit):
         main(["train", "--format", "jsonl", "--corpus", str(corpus_file), "--out",
               str(tmp_path / "m"), "--propagate", "everywhere"])

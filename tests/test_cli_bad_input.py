@@ -132,13 +132,13 @@ def test_a_model_from_a_newer_deid_annotator(crf_model, corpus_file, tmp_path, c
 
     def with_option(m):
         m["versions"]["deid_annotator"] = "99.1"
-        m["options"]["subword_features"] = True
+        m["params"]["subword_features"] = True
 
     model = copy_model(crf_model, tmp_path, with_option)
     code, err = tag(capsys, model, corpus_file, tmp_path / "t.jsonl")
     assert code == 2
-    assert f"{model}: the model's options do not fit this deid-annotator (crf tagger: unknown " \
-           f"option(s) subword_features" in err and newer in err
+    assert f"{model}: the model's parameters do not fit this deid-annotator (crf tagger: " \
+           f"unknown parameter(s) subword_features" in err and newer in err
     shutil.rmtree(model)
 
     def with_tagger(m):

@@ -129,6 +129,6 @@ def test_bilstm_glove_in_spanish_trains_without_vectors():
 def test_the_crf_uses_the_glove_clusters_by_default_in_english_only():
     notes = _notes(SURNAMES[:4] + DRUGS[:4], "t")
     english = create_tagger("crf", max_iterations=5).fit(notes)
-    assert english.options["word_clusters"] == "glove" and english.extractor.clusters is not None
+    assert english.word_clusters == "glove" and english.extractor.clusters is not None
     spanish = create_tagger("crf", lang="es", max_iterations=5).fit(notes)
     assert spanish.extractor.clusters is None

@@ -297,7 +297,7 @@ class _Fixed(Tagger):
     def fit(self, notes, progress=None):
         return self
 
-    def _predict(self, notes, progress):
+    def _predict(self, notes, progress, min_confidence):
         return [[Span(0, n.text.index(" "), "DATE", self.name, 0.7)] for n in notes]
 
     def _save_state(self, directory):

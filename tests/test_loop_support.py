@@ -30,15 +30,16 @@ ANNOTATOR = "ann"
 class MemoTagger(Tagger):
     name = "test-memo"
 
-    def __init__(self, lang: str = "en", epochs: int = 1, delay: float = 0.0, **options: Any):
-        super().__init__(lang, epochs=epochs, delay=delay, **options)
+    def __init__(self, lang: str = "en", epochs: int = 1, delay: float = 0.0):
+        super().__init__(lang)
+        self.epochs, self.delay = epochs, delay
         self.memory: dict[str, str] = {}
         self.warm_started = False
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None,
             warm_start: "MemoTagger | None" = None) -> "MemoTagger":
         memory = dict(warm_start.memory) if warm_start is not None else {}
-        epochs, delay = self.options["epochs"], self.options["delay"]
+        epochs, delay = self.epochs, self.delay
         for epoch in range(1, epochs + 1):
             if delay:
                 time.sleep(delay)
@@ -62,7 +63,7 @@ class MemoTagger(Tagger):
                     spans.append(Span(m.start(), m.end(), label, self.name, 0.9))
         return sorted(spans, key=lambda s: s.start)
 
-    def _predict(self, notes, progress):
+    def _predict(self, notes, progress, min_confidence):
         return [self._find(n.text) for n in notes]
 
     def token_phi_probabilities(self, notes, progress=None):

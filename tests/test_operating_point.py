@@ -15,7 +15,7 @@ from deid_annotator.loop import next_batch, store_model
 from deid_annotator.loop.batches import predict_spans
 from deid_annotator.progress import Progress
 from deid_annotator.store import Project
-from deid_annotator.taggers.base import Tagger
+from deid_annotator.taggers.base import Tagger, lowered
 
 WORD = re.compile(r"[A-Z][a-z]+")
 
@@ -27,20 +27,24 @@ def word_confidence(word: str) -> float:
 
 class WordTagger(Tagger):
     """Tags every capitalised word as PATIENT with :func:`word_confidence`; like a CRF it
-    outputs only what reaches its decoding ``threshold`` (read at predict time)."""
+    outputs only what reaches its decoding ``threshold``, lowered by ``predict``'s
+    ``min_confidence``. ``seen_thresholds`` records the thresholds it decoded at (a test's
+    window into the call; no tagger keeps such state)."""
 
     name = "test-words"
+    threshold_params = ("threshold",)
 
-    def __init__(self, lang: str = "en", threshold: float = 0.5, **options):
-        super().__init__(lang=lang, threshold=threshold, **options)
+    def __init__(self, lang: str = "en", threshold: float = 0.5):
+        super().__init__(lang)
+        self.threshold = threshold
         self.labels = ["PATIENT"]
         self.seen_thresholds: list[float] = []
 
     def fit(self, notes, progress=None):
         return self
 
-    def _predict(self, notes, progress):
-        threshold = self.options["threshold"]
+    def _predict(self, notes, progress, min_confidence):
+        threshold = lowered(self.threshold, min_confidence)
         self.seen_thresholds.append(threshold)
         return [[Span(m.start(), m.end(), "PATIENT", self.name, word_confidence(m.group()))
                  for m in WORD.finditer(n.text) if word_confidence(m.group()) >= threshold]
@@ -61,9 +65,9 @@ class Unsure(WordTagger):
 
     name = "test-unsure"
 
-    def _predict(self, notes, progress):
+    def _predict(self, notes, progress, min_confidence):
         return [spans + [Span(0, 2, "PATIENT", self.name, None)]
-                for spans in super()._predict(notes, progress)]
+                for spans in super()._predict(notes, progress, min_confidence)]
 
 
 TEXT = "Al and Bea met Dora, Edwina and Cornelius at Fairhaven."   # confidences .2 .3 .4 .6 .9 .9
@@ -99,8 +103,10 @@ def pending_confidences(p: Project, note_id: str) -> list[float]:
 # -- the model's own threshold --------------------------------------------------------------------
 def test_thresholds_of_taggers_and_of_saved_models(tmp_path):
     assert op.tagger_threshold(WordTagger(threshold=0.3)) == 0.3
-    assert op.tagger_threshold(taggers.create_tagger("crf")) == 0.15          # its DEFAULTS
-    union = taggers.create_tagger("union", members=["rules", "crf"])
+    assert op.tagger_threshold(taggers.create_tagger("crf")) == 0.15          # its default
+    union = taggers.create_tagger("union", members=["rules", "crf"],
+                                  member_options={"crf": {"max_iterations": 5}})
+    union.fit([Note("a", "Seen by Dr. Smith.", {}, [Span(12, 17, "PATIENT")])] * 3)
     assert op.tagger_threshold(union) == 0.15                                  # the lowest member
     assert op.tagger_threshold(taggers.create_tagger("rules")) == 0.4          # its min_confidence
     WordTagger(threshold=0.7).save(tmp_path / "m")
@@ -152,12 +158,12 @@ def test_pre_annotation_keeps_spans_at_or_above_the_value(project):
     assert pending_confidences(project, "n0") == [0.6, 0.9, 0.9]
 
 
-def test_below_the_models_threshold_it_decodes_lower_then_restores(project):
+def test_below_the_models_threshold_it_decodes_lower_for_that_call(project):
     tagger = WordTagger(threshold=0.5)
     spans = predict_spans(tagger, project, ["n0"], min_confidence=0.25)["n0"]
     assert sorted(s.confidence for s in spans) == [0.3, 0.4, 0.6, 0.9, 0.9]
     assert tagger.seen_thresholds == [0.25]
-    assert tagger.options["threshold"] == 0.5          # restored for the next caller
+    assert tagger.threshold == 0.5                     # an argument: the tagger is unchanged
     predict_spans(tagger, project, ["n0"], min_confidence=0.0)
     assert tagger.seen_thresholds[-1] == op.MIN_DECODING   # never 0: every token would be PHI
 
@@ -167,13 +173,12 @@ def test_spans_without_a_confidence_are_always_kept(project):
     assert [(s.start, s.end, s.confidence) for s in spans] == [(0, 2, None)]
 
 
-def test_decoding_is_restored_when_prediction_fails():
+def test_a_higher_value_leaves_the_models_threshold_and_a_bad_one_is_refused():
     tagger = WordTagger(threshold=0.5)
-    with pytest.raises(RuntimeError):
-        with op.decoding_at(tagger, 0.1):
-            assert tagger.options["threshold"] == 0.1
-            raise RuntimeError("boom")
-    assert tagger.options["threshold"] == 0.5
+    tagger.predict([Note("n", TEXT)], min_confidence=0.8)
+    assert tagger.seen_thresholds == [0.5]             # filtered afterwards, not decoded higher
+    with pytest.raises(DeidError, match="min_confidence must be a number from 0 to 1"):
+        tagger.predict([Note("n", TEXT)], min_confidence=1.5)
 
 
 def test_changing_it_redoes_open_batches_but_keeps_every_decided_span(project):

@@ -187,11 +187,12 @@ def test_token_phi_probabilities(trained):
 def test_phi_threshold_only_adds_spans(trained):
     notes = corpus(5, seed=11)
     base = trained.predict(notes)
-    trained.options["phi_threshold"] = 0.01
+    before = trained.phi_threshold
+    trained.set_params(phi_threshold=0.01)
     try:
         low = trained.predict(notes)
     finally:
-        trained.options["phi_threshold"] = None
+        trained.set_params(phi_threshold=before)
     for b, l in zip(base, low):
         covered = {i for s in l for i in range(s.start, s.end)}
         assert all(i in covered for s in b for i in range(s.start, s.end))
@@ -201,11 +202,11 @@ def test_small_windows_lose_no_span(trained):
     notes = corpus(6, seed=21)
     long_note = Note("long", "".join(n.text for n in notes), {}, [])
     wide = trained.predict([long_note])[0]
-    trained.options.update(window=8, overlap=4)
+    trained.set_params(window=8, overlap=4)
     try:
         narrow = trained.predict([long_note])[0]
     finally:
-        trained.options.update(window=SMALL["window"], overlap=SMALL["overlap"])
+        trained.set_params(window=SMALL["window"], overlap=SMALL["overlap"])
     tok_text = {(s.start, s.end) for s in narrow}
     # every span found with wide windows is found whole with tiny (8-token) windows too
     # (a name and its "Dr ." context fit in 8 tokens)
@@ -341,10 +342,10 @@ def test_huge_note(trained):
 def test_unpredicted_tagger_and_bad_options():
     with pytest.raises(ModelError, match="not been trained"):
         BiLstmCrfTagger().predict([Note("a", "x", {}, [])])
-    with pytest.raises(DeidError, match="unknown option"):
-        BiLstmCrfTagger(hiden=3)
+    with pytest.raises(DeidError, match="bilstm-crf tagger: unknown parameter.*hiden.*known"):
+        create_tagger("bilstm-crf", hiden=3)
     with pytest.raises(DeidError, match="overlap"):
-        BiLstmCrfTagger(window=10, overlap=9)
+        BiLstmCrfTagger(window=10, overlap=9).fit(corpus(4))
     if not torch.cuda.is_available():
         with pytest.raises(DeidError, match="cuda"):
             BiLstmCrfTagger(**dict(SMALL, device="cuda")).fit(corpus(4))

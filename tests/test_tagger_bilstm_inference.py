@@ -30,7 +30,7 @@ from test_tagger_bilstm import SMALL, corpus  # noqa: E402
 @pytest.fixture(scope="module")
 def trained() -> BiLstmCrfTagger:
     # propagation (what a note gets depends on the notes tagged with it) is tested apart
-    return BiLstmCrfTagger(**SMALL, propagate="none").fit(corpus(40, dates=True))
+    return BiLstmCrfTagger(**SMALL).fit(corpus(40, dates=True))
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +74,10 @@ def test_order_batching_chunking_and_workers_do_not_change_predictions(trained, 
     assert_same(one_by_one, reference[:25])
     monkeypatch.setattr(inference, "CHUNK_NOTES", 7)
     monkeypatch.setattr(inference, "CHAR_BATCH", 50)
-    small = BiLstmCrfTagger(**{**SMALL, "predict_batch_size": 3, "propagate": "none"})
+    small = BiLstmCrfTagger(**{**SMALL, "predict_batch_size": 3})
     small.network, small.words, small.chars, small.tags = (trained.network, trained.words,
                                                            trained.chars, trained.tags)
-    small.labels, small.skeleton = trained.labels, trained.skeleton
+    small.labels = trained.labels
     for workers in (1, 3):
         monkeypatch.setattr(inference, "default_workers", lambda w=workers: w)
         assert_same(as_tuples(small.predict(notes)), reference)
@@ -88,7 +88,7 @@ def torch_engine(trained) -> TorchEngine:
 
 
 def test_cached_char_features_equal_per_batch_ones(trained, notes):
-    table = TokenTable(trained.words, trained.chars, trained.skeleton)
+    table = TokenTable(trained.words, trained.chars)
     tok = trained.tokenizer
     pieces = []
     for n in notes[:20]:
@@ -118,13 +118,13 @@ def test_char_features_grow_with_the_table(trained):
 
 
 def test_numpy_and_torch_give_the_same_predictions(trained, notes):
-    table = TokenTable(trained.words, trained.chars, trained.skeleton)
+    table = TokenTable(trained.words, trained.chars)
     tok = trained.tokenizer
     args = (trained.tags, notes, 40, 10, 16)
     by_torch = list(inference.decode_notes(torch_engine(trained), table, tok, *args))
     by_numpy = list(inference.decode_notes(
         NumpyEngine(_numpy_of(trained)),
-        TokenTable(trained.words, trained.chars, trained.skeleton), tok, *args))
+        TokenTable(trained.words, trained.chars), tok, *args))
     assert len(by_torch) == len(by_numpy) == len(notes)
     for (tokens_t, tags_t, marg_t), (tokens_n, tags_n, marg_n) in zip(by_torch, by_numpy):
         assert tokens_t == tokens_n and tags_t == tags_n

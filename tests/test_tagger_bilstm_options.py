@@ -1,5 +1,4 @@
-"""bilstm-crf options for recall: pretrained vectors from a file, the text-skeleton branch,
-singleton word dropout (tiny synthetic notes, few epochs)."""
+"""bilstm-crf options for recall: pretrained vectors from a file, singleton word dropout (tiny synthetic notes, few epochs)."""
 from __future__ import annotations
 
 import json
@@ -17,8 +16,6 @@ from deid_annotator.embeddings import VectorsError, save_vectors  # noqa: E402
 from deid_annotator.errors import DeidError  # noqa: E402
 from deid_annotator.taggers import create_tagger, load_model  # noqa: E402
 from deid_annotator.taggers.bilstm_crf import BiLstmCrfTagger  # noqa: E402
-from deid_annotator.taggers.bilstm_crf.vocabulary import (SKELETON_DIGIT, UNK,  # noqa: E402
-                                                          skeleton_id, skeleton_vocabulary)
 
 NAMES = ["Smith", "Jones", "Healey", "Brown", "Garcia", "Miller", "Davis", "Lopez", "Wilson",
          "Moore", "Taylor", "Clark", "Lewis", "Walker", "Young", "Allen", "King", "Wright"]
@@ -26,7 +23,7 @@ FILLER = ["pt resting comfortably", "bp stable", "lungs clear", "no acute distre
           "family updated", "tolerating diet", "afebrile"]
 
 SMALL = dict(word_dim=8, char_dim=6, char_hidden=6, hidden=8, ff_hidden=8, shape_dim=4,
-             skeleton_dim=6, skeleton_hidden=6, learning_rate=0.02, batch_size=8, max_epochs=2,
+             learning_rate=0.02, batch_size=8, max_epochs=2,
              patience=4, dropout=0.2, window=40, overlap=10, seed=7)
 
 
@@ -63,7 +60,8 @@ def test_vectors_file_initialises_embeddings_and_the_model_stands_alone(tmp_path
     tagger = BiLstmCrfTagger(**dict(SMALL, learning_rate=0.0, word_dropout=0.0,
                                     pretrained_vectors=path)).fit(notes())
     emb = tagger.network.word_embedding.weight.detach().numpy()
-    assert tagger.options["word_dim"] == 12                     # the vectors' size wins
+    assert tagger.network.dims.word_dim == 12                   # the vectors' size wins
+    assert tagger.word_dim == 8                                  # (the parameter stays as given)
     # rescaled together to the spread of the random rows (uniform in [-0.1, 0.1])
     scale = (0.1 / np.sqrt(3)) / np.std(np.stack(list(table.values())))
     assert np.allclose(emb[tagger.words.stoi["zyxwvut"]], table["zyxwvut"] * scale, atol=1e-6)
@@ -72,7 +70,7 @@ def test_vectors_file_initialises_embeddings_and_the_model_stands_alone(tmp_path
                                                      "in_vocabulary": 5}
     model = tagger.save(tmp_path / "model")
     manifest = json.loads((model / "model.json").read_text())
-    assert manifest["options"]["pretrained_vectors"] == str(path)     # recorded, not needed
+    assert manifest["params"]["pretrained_vectors"] == str(path)      # recorded, not needed
     path.unlink()
     test = notes(4, seed=9)
     loaded = load_model(model)
@@ -86,7 +84,7 @@ def test_missing_vectors_file_names_it_before_training(tmp_path):
         tagger.fit(notes(4))
     assert not tagger.fitted
     with pytest.raises(DeidError, match="pretrained_vectors"):
-        BiLstmCrfTagger(pretrained_vectors=3)
+        BiLstmCrfTagger(pretrained_vectors=3).fit(notes(4))
 
 
 def test_train_command_takes_vectors(tmp_path, vectors_file, capsys):
@@ -106,61 +104,6 @@ def test_train_command_takes_vectors(tmp_path, vectors_file, capsys):
     assert "--vectors" in capsys.readouterr().err
 
 
-# -- text skeleton ---------------------------------------------------------------------
-def test_skeleton_keeps_frequent_words_and_blanks_the_rest():
-    from collections import Counter
-
-    skeleton = skeleton_vocabulary(Counter({"seen": 9, "dr": 7, "healey": 1, "00": 30}), 5)
-    assert skeleton.itos[:2] == ["<PAD>", UNK] and SKELETON_DIGIT in skeleton
-    assert "00" not in skeleton                                  # numbers are all DIGIT
-    ids = [skeleton_id(skeleton, t) for t in ["Seen", "DR", "Healey", "2087", "Feb12"]]
-    assert [skeleton.itos[i] for i in ids] == ["seen", "dr", UNK, SKELETON_DIGIT, SKELETON_DIGIT]
-
-
-def test_skeleton_branch_trains_saves_and_loads(tmp_path):
-    tagger = BiLstmCrfTagger(**dict(SMALL, text_skeleton=True, skeleton_min_count=10)).fit(notes())
-    dims = tagger.network.dims
-    assert dims.has_skeleton and dims.num_skeleton == len(tagger.skeleton)
-    counts = {w: sum(n.text.lower().count(w) for n in notes()) for w in ("healey", "seen")}
-    assert counts["healey"] < 10 <= counts["seen"]
-    assert "healey" not in tagger.skeleton and "seen" in tagger.skeleton
-    # the feed-forward layer reads both BiLSTMs
-    assert tagger.network.feed_forward.in_features == 2 * 8 + 2 * 6
-    model = tagger.save(tmp_path / "model")
-    test = notes(4, seed=9)
-    loaded = load_model(model)
-    assert loaded.skeleton.itos == tagger.skeleton.itos
-    assert loaded.predict(test) == tagger.predict(test)
-
-
-def test_skeleton_changes_the_emissions():
-    """The branch is really read: other skeleton ids, other tag scores."""
-    from deid_annotator.taggers.bilstm_crf.batching import TokenTable, encode, make_batch
-
-    tagger = BiLstmCrfTagger(**dict(SMALL, text_skeleton=True, skeleton_min_count=10)).fit(notes())
-    note = notes(1, seed=5)[0]
-    table = TokenTable(tagger.words, tagger.chars, tagger.skeleton)
-    encoded = encode(note.text, tagger.tokenizer(note.text), table)
-    batch = make_batch([(encoded, 0, len(encoded))], table)
-    with torch.inference_mode():
-        before = tagger.network.emissions(batch)
-        batch.skeleton = torch.full_like(batch.skeleton, 1)      # all <UNK>
-        after = tagger.network.emissions(batch)
-    assert not torch.allclose(before, after)
-
-
-def test_warm_start_keeps_the_skeleton_and_rejects_a_mismatch():
-    first = BiLstmCrfTagger(**dict(SMALL, text_skeleton=True, skeleton_min_count=10)).fit(notes())
-    extra = [Note("x", "seen by Dr. Quux on 3/4." + " quux" * 10, {"patient": "px"},
-                  [Span(12, 16, "NAME"), Span(20, 23, "DATE")])]
-    second = BiLstmCrfTagger(**dict(SMALL, text_skeleton=True, skeleton_min_count=10,
-                                    dev_share=0.0)).fit(notes() + extra, warm_start=first)
-    assert second.skeleton.itos[:len(first.skeleton)] == first.skeleton.itos
-    assert "quux" in second.skeleton
-    with pytest.raises(DeidError, match="skeleton"):
-        BiLstmCrfTagger(**SMALL).fit(notes(), warm_start=first)
-
-
 # -- singleton dropout -----------------------------------------------------------------
 def test_singleton_dropout_hides_words_seen_once():
     """With every occurrence of a word seen once replaced by <UNK>, its embedding row never
@@ -178,4 +121,4 @@ def test_singleton_dropout_hides_words_seen_once():
     assert torch.equal(e0[rare], e1[rare])
     assert not torch.equal(e0[common], e1[common])
     with pytest.raises(DeidError, match="singleton_dropout"):
-        BiLstmCrfTagger(singleton_dropout=1.5)
+        BiLstmCrfTagger(singleton_dropout=1.5).fit(data)

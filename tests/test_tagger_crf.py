@@ -153,7 +153,7 @@ def test_save_load_identical_predictions(trained, tmp_path):
     loaded = load_model(tmp_path / "crf")
     assert isinstance(loaded, CrfTagger)
     assert loaded.predict(notes) == before
-    assert loaded.labels == trained.labels and loaded.options == trained.options
+    assert loaded.labels == trained.labels and loaded.get_params() == trained.get_params()
 
 
 def test_corrupt_model_dir(trained, tmp_path):
@@ -197,22 +197,24 @@ def test_empty_notes_in_training_are_skipped():
     assert tagger.training["notes"] == 10
 
 
-def test_bad_options():
-    with pytest.raises(DeidError, match="unknown option"):
-        CrfTagger(colour="red")   # (create_tagger leaves out options a tagger does not take)
-    with pytest.raises(DeidError, match="bad option"):
-        create_tagger("crf", c1=-1)
-    with pytest.raises(DeidError, match="bad option"):
-        create_tagger("crf", threshold=2.0)
-    with pytest.raises(DeidError, match="keep_hard_negatives must be true or false"):
-        create_tagger("crf", keep_hard_negatives="False")
-    assert CrfTagger(threshold=None).options["threshold"] is None
+def test_bad_parameters():
+    with pytest.raises(DeidError, match="crf tagger: unknown parameter.*colour.*known: .*c1"):
+        create_tagger("crf", colour="red")
+    train = corpus(4)
+    # __init__ takes any value; fit refuses a bad one, naming the tagger and the parameter
+    for bad, message in (({"c1": -1}, "c1 must be >= 0"), ({"threshold": 2.0}, "threshold"),
+                         ({"keep_hard_negatives": "False"},
+                          "keep_hard_negatives must be true or false")):
+        tagger = create_tagger("crf", **bad)
+        with pytest.raises(DeidError, match=f"crf tagger: bad parameter: .*{message}"):
+            tagger.fit(train)
+    assert CrfTagger(threshold=None).threshold is None
 
 
 def test_viterbi_only_decoding(trained, tmp_path):
     trained.save(tmp_path / "m")
     viterbi = CrfTagger.load(tmp_path / "m")
-    viterbi.options["threshold"] = None
+    viterbi.set_params(threshold=None)
     text = "Seen by Dr. Zimmerman on 3/14.\n"
     assert {text[s.start:s.end] for s in viterbi.predict([Note("x", text)])[0]} >= {"Zimmerman"}
 
@@ -220,11 +222,13 @@ def test_viterbi_only_decoding(trained, tmp_path):
 def test_an_explicit_none_option_reaches_the_tagger():
     # threshold None (Viterbi only) is a value, not "not given": the registry passes it on,
     # and union members get it too; only unset command-line flags are dropped (given)
-    assert create_tagger("crf", threshold=None).options["threshold"] is None
-    union = create_tagger("union", members=["crf"], threshold=None, max_iterations=5)
-    assert union.members[0].options["threshold"] is None
+    assert create_tagger("crf", threshold=None).threshold is None
+    union = create_tagger("union", members=["crf"],
+                          member_options={"crf": {"threshold": None, "max_iterations": 5}})
+    union.fit(corpus(6))
+    assert union.members_[0].threshold is None
     assert given({"seed": None, "device": "cpu"}) == {"device": "cpu"}
-    assert create_tagger("crf", **given({"threshold": None})).options["threshold"] == 0.15
+    assert create_tagger("crf", **given({"threshold": None})).threshold == 0.15
 
 
 def test_cancel_during_feature_extraction():
@@ -256,7 +260,7 @@ def test_one_line_note_is_cut_into_bounded_sequences(trained):
     fx = trained.extractor
     tokens = trained.tokenizer(text)
     seqs = fx.sequences(text, tokens)
-    assert max(s.last - s.first for s in seqs) <= trained.options["max_len"]
+    assert max(s.last - s.first for s in seqs) <= trained.max_len
     assert seqs[0].first == 0 and seqs[-1].last == len(tokens)
     assert trained.predict([Note("one-line", text)])[0]
 

@@ -5,10 +5,10 @@ import pytest
 
 from deid_annotator.corpus import Note, Span
 from deid_annotator.errors import DeidError, ModelError
-from deid_annotator.taggers import create_tagger, tagger_class
+from deid_annotator.taggers import Propagation, create_tagger
 from deid_annotator.taggers.base import Tagger
 from deid_annotator.taggers.propagation import (COMMON_WORDS_FILE, common_words,
-                                                   propagate_spans, turned_off)
+                                                   propagate_spans, split_options)
 
 
 def note(note_id: str, text: str, patient: str | None = "p1") -> Note:
@@ -88,15 +88,14 @@ class _Fixed(Tagger):
 
     name = "test-quintana"
 
-    def __init__(self, lang: str = "en", **options):
-        super().__init__(lang, **options)
+    def __init__(self, lang: str = "en"):
+        super().__init__(lang)
         self.labels = ["NAME"]
 
     def fit(self, notes, progress=None):
-        self.learn_common_words(notes)
         return self
 
-    def _predict(self, notes, progress):
+    def _predict(self, notes, progress, min_confidence):
         return [[Span(i, i + 8, "NAME", self.name, 0.9) for i in range(len(n.text))
                  if n.text.startswith("Quintana", i)] for n in notes]
 
@@ -122,45 +121,61 @@ def test_words_the_training_notes_use_outside_phi_are_not_copied():
     assert out[1] == [("quintana", "NAME", 0.9)]
 
 
-def test_every_taggers_predict_propagates_and_turned_off_restores_the_option(tmp_path):
+def test_propagation_is_a_step_after_predict_saved_with_the_model(tmp_path):
     notes = [note("a", "Dr. Quintana."), note("b", "son quintana called")]
-    tagger = _Fixed()
-    assert [len(s) for s in tagger.predict(notes)] == [1, 0]    # never fitted: copies nothing
-    tagger.fit(TRAINING)
-    assert [len(s) for s in tagger.predict(notes)] == [1, 1]
-    with turned_off(tagger):
-        assert [len(s) for s in tagger.predict(notes)] == [1, 0]
-    assert "propagate" not in tagger.options
-    tagger.options["propagate"] = "note"
-    with turned_off(tagger):
-        assert tagger.options["propagate"] == "none"
-    assert tagger.options["propagate"] == "note"
-    assert [len(s) for s in tagger.predict(notes)] == [1, 0]
-    # the ordinary words are saved with the model, owner-only, and loaded back
-    tagger.options["propagate"] = "patient"
-    saved = tagger.save(tmp_path / "model")
+    tagger = _Fixed().fit(TRAINING)
+    assert [len(s) for s in tagger.predict(notes)] == [1, 0]      # predict: its own spans only
+    assert [len(s) for s in Propagation().apply(notes, tagger.predict(notes))] == [1, 0]  # unfitted
+    propagation = Propagation().fit(TRAINING)
+    assert propagation.common_words == common_words(TRAINING)
+    assert [len(s) for s in propagation.apply(notes, tagger.predict(notes))] == [1, 1]
+    assert [len(s) for s in Propagation("note").fit(TRAINING).apply(
+        notes, tagger.predict(notes))] == [1, 0]
+    assert [len(s) for s in Propagation("none").fit(TRAINING).apply(
+        notes, tagger.predict(notes))] == [1, 0]
+    # saved with the model: its parameters in model.json, its words owner-only beside it
+    saved = tagger.save(tmp_path / "model", Propagation("patient", 0.7).fit(TRAINING))
     assert (saved / COMMON_WORDS_FILE).stat().st_mode & 0o777 == 0o600
-    loaded = _Fixed.load(saved)
-    assert loaded.common_words == tagger.common_words and len(loaded.predict(notes)[1]) == 1
+    loaded = Propagation.load(saved)
+    assert loaded.get_params() == {"scope": "patient", "min_confidence": 0.7}
+    assert loaded.common_words == propagation.common_words
+    assert len(loaded.apply(notes, _Fixed.load(saved).predict(notes))[1]) == 1
     (saved / COMMON_WORDS_FILE).write_bytes(b"\xff\xfe broken")
     with pytest.raises(ModelError, match=COMMON_WORDS_FILE):
-        _Fixed.load(saved)
+        Propagation.load(saved)
+    # a model saved without one (or before propagation existed) copies nothing
+    bare = Propagation.load(tagger.save(tmp_path / "bare"))
+    assert not bare.common_words and bare.apply(notes, [[], []]) == [[], []]
+
+
+def test_a_model_saved_with_propagation_among_its_options_keeps_it(tmp_path):
+    """Models saved while propagation was part of predict kept its two options among the
+    tagger's (format 1): they load as the tagger's parameters and the propagation's."""
+    import json
+
+    saved = _Fixed().fit(TRAINING).save(tmp_path / "model", Propagation().fit(TRAINING))
+    manifest = json.loads((saved / "model.json").read_text(encoding="utf-8"))
+    del manifest["propagation"], manifest["params"], manifest["fitted"]
+    manifest.update(format_version=1, options={"propagate": "note",
+                                               "propagate_min_confidence": 0.6})
+    (saved / "model.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert Propagation.load(saved).get_params() == {"scope": "note", "min_confidence": 0.6}
+    assert _Fixed.load(saved).get_params() == {"lang": "en"}
 
 
 def test_defaults_and_bad_values():
-    assert create_tagger("crf").options["propagate"] == "patient"
-    assert create_tagger("crf").options["propagate_min_confidence"] == 0.5
-    assert create_tagger("rules").options["propagate"] == "patient"
-    assert create_tagger("tbed").options["propagate"] == "patient"
-    assert create_tagger("union").options["propagate"] == "patient"
-    assert create_tagger("crf", propagate="note").options["propagate"] == "note"
-    assert tagger_class("bilstm-crf")(propagate="none").options["propagate"] == "none"
-    for bad, message in (({"propagate": "everywhere"}, "propagate must be one of"),
-                         ({"propagate_min_confidence": 1.5}, "from 0 to 1"),
-                         ({"propagate_min_confidence": "high"}, "from 0 to 1"),
-                         ({"propagate_min_confidence": True}, "from 0 to 1")):
+    assert Propagation().get_params() == {"scope": "patient", "min_confidence": 0.5}
+    rest, propagation = split_options({"propagate": "note", "c1": 0.1})
+    assert rest == {"c1": 0.1} and propagation.scope == "note"
+    assert create_tagger("union").propagate == "patient"      # the members' propagation
+    for bad, message in (({"scope": "everywhere"}, "scope must be one of"),
+                         ({"min_confidence": 1.5}, "from 0 to 1"),
+                         ({"min_confidence": "high"}, "from 0 to 1"),
+                         ({"min_confidence": True}, "from 0 to 1")):
         with pytest.raises(DeidError, match=message):
-            create_tagger("crf", **bad)
+            Propagation(**bad).fit(TRAINING)
+    with pytest.raises(DeidError, match="unknown parameter.*propagate.*known"):
+        create_tagger("crf", propagate="note")
 
 
 def test_a_batch_is_propagated_over_its_own_notes(tmp_path):
@@ -178,12 +193,15 @@ def test_a_batch_is_propagated_over_its_own_notes(tmp_path):
         return {bn.note_id: [s.start for s in project.spans(bn.note_id, source="model")]
                 for bn in project.batch_notes(batch_id)}
 
-    first = next_batch(project, 2, "sequential", tagger=tagger, model_version=None)
+    propagation = Propagation().fit(TRAINING)
+    first = next_batch(project, 2, "sequential", tagger=tagger, model_version=None,
+                       propagation=propagation)
     assert names(first) == {"a": [4], "b": [4]}          # copied within the batch
-    second = next_batch(project, 2, "sequential", tagger=tagger, model_version=None)
+    second = next_batch(project, 2, "sequential", tagger=tagger, model_version=None,
+                        propagation=propagation)
     assert names(second) == {"c": [], "d": []}            # no find in this batch to copy
-    tagger.options["propagate"] = "none"                  # the tagger's option is honoured
-    refresh_open_batches(project, tagger=tagger, model_version=None)
+    propagation.set_params(scope="none")                  # the model's propagation is honoured
+    refresh_open_batches(project, tagger=tagger, model_version=None, propagation=propagation)
     assert names(first) == {"a": [4], "b": []}
     project.close()
 
@@ -202,7 +220,8 @@ def test_the_gold_of_a_patients_annotated_notes_is_proposed_in_the_next_batch(tm
                                   note("c", "lindqvist again", "p2")]), source="model")
     assert [n.id for n in project.gold_notes_of_patients(["p1", "p9"])] == ["a"]
     tagger = _Fixed().fit(TRAINING)          # finds no name in b or c; "stone" is ordinary
-    batch = next_batch(project, 2, "sequential", tagger=tagger, model_version=None)
+    batch = next_batch(project, 2, "sequential", tagger=tagger, model_version=None,
+                       propagation=Propagation().fit(TRAINING))
     spans = {bn.note_id: [(s.start, s.end, s.label, s.confidence)
                           for s in project.spans(bn.note_id, source="model")]
              for bn in project.batch_notes(batch)}

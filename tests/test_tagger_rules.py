@@ -44,8 +44,8 @@ def test_generic_categories_without_labels():
 
 
 def test_i2b2_labels_from_catalogue():
-    tagger = create_tagger("rules", labels=["DOCTOR", "PATIENT", "DATE", "PHONE", "AGE",
-                                            "HOSPITAL", "CITY"])
+    tagger = create_tagger("rules", project_labels=["DOCTOR", "PATIENT", "DATE", "PHONE", "AGE",
+                                                    "HOSPITAL", "CITY"])
     got = found(NOTE, tagger.predict([Note("n1", NOTE)])[0])
     assert got["Quackenbush"] == "DOCTOR"
     assert got["05/13/2087"] == "DATE"
@@ -54,7 +54,7 @@ def test_i2b2_labels_from_catalogue():
 
 
 def test_unknown_label_set_uses_name_hints():
-    tagger = create_tagger("rules", labels=["PersonName", "When", "Place", "Telephone"])
+    tagger = create_tagger("rules", project_labels=["PersonName", "When", "Place", "Telephone"])
     got = found(NOTE, tagger.predict([Note("n1", NOTE)])[0])
     assert got["Quackenbush"] == "PersonName"
     assert got["301 944-5032"] == "Telephone"
@@ -120,11 +120,26 @@ def test_corrupt_model_dir_is_model_error(tmp_path):
         load_model(tmp_path / "m")
 
 
-def test_bad_options_are_clear_errors():
-    with pytest.raises(DeidError, match="unknown option"):
-        RulesTagger(colour="red")   # (create_tagger leaves out options a tagger does not take)
-    with pytest.raises(DeidError, match="labels"):
-        create_tagger("rules", labels="DATE")
+def test_bad_parameters_are_clear_errors():
+    with pytest.raises(DeidError, match="rules tagger: unknown parameter.*colour.*known"):
+        create_tagger("rules", colour="red")
+    for bad, message in (({"project_labels": "DATE"}, "project_labels"),
+                         ({"min_confidence": 2}, "min_confidence"),
+                         ({"min_support": "x"}, "min_support")):
+        with pytest.raises(DeidError, match=f"rules tagger: .*{message}"):
+            create_tagger("rules", **bad).fit(_gold_corpus())
+        with pytest.raises(DeidError, match=f"rules tagger: .*{message}"):
+            create_tagger("rules", **bad).predict([Note("n", "Dr. Smith")])
+
+
+def test_a_model_saved_with_the_labels_option_loads(tmp_path):
+    """The project's label set was the ``labels`` option before it was ``project_labels``."""
+    folder = create_tagger("rules", project_labels=["DATE"]).save(tmp_path / "m")
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["options"] = {"labels": manifest.pop("params")["project_labels"],
+                           "propagate": "patient"}
+    (folder / "model.json").write_text(json.dumps(manifest))
+    assert load_model(folder).project_labels == ["DATE"]
 
 
 def test_empty_and_blank_notes():
@@ -163,6 +178,6 @@ def test_an_initial_is_not_the_letter_ending_a_glued_abbreviation():
 
 
 def test_manifest_is_json(tmp_path):
-    create_tagger("rules", labels=["DATE"]).save(tmp_path / "m")
+    create_tagger("rules", project_labels=["DATE"]).save(tmp_path / "m")
     manifest = json.loads((tmp_path / "m" / "model.json").read_text())
     assert manifest["tagger"] == "rules" and manifest["labels"] == ["DATE"]

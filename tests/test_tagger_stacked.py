@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from deid_annotator.corpus import Note, Span
 from deid_annotator.errors import DeidError, ModelError
 from deid_annotator.splits import group_key
 from deid_annotator.synthetic import generate_corpus
-from deid_annotator.taggers.propagation import turned_off
 from deid_annotator.taggers import create_tagger, load_model
 from deid_annotator.taggers.base import Tagger
 from deid_annotator.taggers.stacked import CLASSIFIER_FILE, StackedTagger
@@ -156,15 +154,15 @@ class _Memoriser(Tagger):
 
     name = "memoriser"
 
-    def __init__(self, lang: str = "en", **options: Any):
-        super().__init__(lang, **options)
+    def __init__(self, lang: str = "en"):
+        super().__init__(lang)
         self.seen: dict[str, list[Span]] = {}
 
     def fit(self, notes, progress=None):
         self.seen = {n.id: list(n.spans) for n in notes}
         return self
 
-    def _predict(self, notes, progress):
+    def _predict(self, notes, progress, min_confidence):
         return [self.seen.get(n.id, []) for n in notes]
 
     def _save_state(self, directory):
@@ -183,14 +181,18 @@ def test_cross_validated_outputs_come_from_members_that_never_saw_the_note():
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"colour": 1}, "unknown option"), ({"members": "crf"}, "members"),
+    ({"members": "crf"}, "members"),
     ({"members": ["crf", "stacked"]}, "bad member"), ({"members": ["nope"]}, "bad member"),
     ({"folds": 1}, "folds"), ({"classifier": "forest"}, "classifier"),
     ({"threshold": 1.5}, "threshold"), ({"features": ["colour"]}, "features"),
+    ({"propagate": "everywhere"}, "propagate: scope must be one of"),
 ])
-def test_bad_options_are_clear_errors(options, message):
-    with pytest.raises(DeidError, match=message):
-        StackedTagger(**options)
+def test_bad_parameters_are_clear_errors_at_fit(options, message):
+    tagger = StackedTagger(**options)         # __init__ checks nothing
+    with pytest.raises(DeidError, match=f"stacked tagger: .*{message}"):
+        tagger.fit(generate_corpus(4, seed=1).notes)
+    with pytest.raises(DeidError, match="stacked tagger: unknown parameter.*colour"):
+        create_tagger("stacked", colour=1)
 
 
 FAST = {"members": ["rules", "crf"], "folds": 2, "seed": 1, "classifier": "logistic",
@@ -221,7 +223,8 @@ def test_fit_learns_a_classifier_and_a_threshold_from_cross_validation(trained):
     tagger, train, _ = trained
     t = tagger.training
     assert t["classifier"] == "logistic" and t["candidates"] > t["positive_candidates"] > 0
-    assert 0 <= tagger.options["threshold"] <= 1 and t["threshold_from"] == "cross-validation"
+    assert tagger.threshold is None                              # the parameter stays as given
+    assert 0 <= tagger.threshold_ <= 1 and t["threshold_from"] == "cross-validation"
     # by default the threshold has the best CV token F2 (recall weighs twice precision)
     assert all(_f2(t["cv_token"]) >= _f2(p) - 1e-3 for p in t["cv_operating_points"])
     assert set(t["members"]) == {"rules", "crf"} and t["notes"] == len(train)
@@ -236,19 +239,18 @@ def test_a_target_recall_or_a_fixed_threshold_replaces_the_f2_choice(trained):
     t = StackedTagger(**options, target_recall=0.9).fit_classifier(train, cv, members).training
     assert t["cv_token"]["recall"] >= min(0.9, t["candidate_token_recall"]) - 1e-9
     fixed = StackedTagger(**options, threshold=0.5).fit_classifier(train, cv, members)
-    assert fixed.options["threshold"] == 0.5 and fixed.training["threshold_from"] == "option"
+    assert fixed.threshold_ == 0.5 and fixed.training["threshold_from"] == "option"
     with pytest.raises(DeidError, match="members"):
         StackedTagger(**FAST).fit_classifier(train, cv, members)
 
 
 def test_predict_keeps_candidates_at_or_above_the_threshold(trained):
     tagger, _, test = trained
-    with turned_off(tagger):     # propagation copies spans' strings beyond the candidates
-        candidates = tagger.predict_candidates(test)
-        predicted = tagger.predict(test)
+    candidates = tagger.predict_candidates(test)
+    predicted = tagger.predict(test)     # not propagated: that is a step of its own
     assert len(predicted) == len(test) and any(predicted)
     for note, cands, spans in zip(test, candidates, predicted):
-        kept = {i for c in cands if c.confidence >= tagger.options["threshold"]
+        kept = {i for c in cands if c.confidence >= tagger.threshold_
                 for i in range(c.start, c.end)}
         assert {i for s in spans for i in range(s.start, s.end)} == kept
         assert all(0.0 <= s.confidence <= 1.0 and s.source == "stacked" for s in spans)
@@ -266,13 +268,13 @@ def test_save_and_load_give_the_same_predictions(trained, tmp_path):
     assert stat.S_IMODE(os.stat(directory / SPREAD_FILE).st_mode) == 0o600   # holds names
     loaded = load_model(directory)
     assert isinstance(loaded, StackedTagger)
-    assert loaded.options["threshold"] == tagger.options["threshold"]
+    assert loaded.threshold_ == tagger.threshold_ and loaded.threshold is None
     assert loaded.predict(test) == tagger.predict(test)
 
 
 def test_training_rows_leave_the_own_patient_out_of_the_word_spread(trained):
     tagger, train, _ = trained
-    outputs = {m.name: member_outputs(m, train) for m in tagger.members}
+    outputs = {m.name: member_outputs(m, train) for m in tagger.members_}
     rows = tagger.training_rows(train, outputs)
     assert len({group_key(n) for n in train}) > 1
     # while training, a held-out patient is new: its words count the other patients only

@@ -14,7 +14,7 @@ from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.errors import CancelledError, DeidError, ModelError
 from deid_annotator.evaluation import evaluate
 from deid_annotator.progress import Progress
-from deid_annotator.taggers import create_tagger, load_model, tagger_class
+from deid_annotator.taggers import accepted_options, create_tagger, load_model, tagger_class
 from deid_annotator.taggers import tbed_learn
 from deid_annotator.taggers.gazetteers import load_gazetteers
 from deid_annotator.taggers.tbed import TRANSFORMATIONS_FILE, TbedTagger
@@ -220,14 +220,15 @@ def test_parse_conditions_round_trips_and_rejects_nonsense():
 
 def test_registry_and_options():
     assert tagger_class("tbed") is TbedTagger
-    tagger = create_tagger("tbed", recall_weight=3, device="cpu")  # device is not ours: dropped
-    assert tagger.options["recall_weight"] == 3.0
-    with pytest.raises(DeidError, match="unknown option.*colour"):
-        TbedTagger(colour="red")
+    tagger = create_tagger("tbed", **accepted_options(TbedTagger, {"recall_weight": 3,
+                                                                   "device": "cpu"}))
+    assert tagger.recall_weight == 3             # device is not a tbed parameter: left out
+    with pytest.raises(DeidError, match="tbed tagger: unknown parameter.*colour"):
+        create_tagger("tbed", colour="red")
     for bad in ({"recall_weight": 0.5}, {"min_gain": 0}, {"max_rules": "many"},
                 {"max_rules": -1}):
-        with pytest.raises(DeidError, match="tbed tagger: bad option"):
-            TbedTagger(**bad)
+        with pytest.raises(DeidError, match="tbed tagger: bad parameter"):
+            TbedTagger(**bad).fit([Note("a", "Dr. Smith", {}, [Span(4, 9, "NAME")])])
 
 
 def test_fit_learns_the_misses_and_false_alarms_of_the_rules(trained):

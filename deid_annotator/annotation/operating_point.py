@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from ..errors import ProjectError
 from ..loop.batches import (open_batch_notes, predict_spans, propagate_in_batch,
-                            propagation_settings, store_predictions)
-from ..loop.models import current_tagger
+                            store_predictions)
+from ..loop.models import current_tagger, version_propagation
 from ..loop.operating_point import (MIN_DECODING, SETTING, THRESHOLD_OPTIONS, bootstrap_default,
-                                    check_value, decoding_at, keep_confident, min_confidence,
+                                    check_value, keep_confident, min_confidence,
                                     model_default, model_dir_threshold, store_min_confidence,
                                     stored_min_confidence, tagger_threshold)
 from ..progress import Progress
 
 __all__ = ["MIN_DECODING", "SETTING", "THRESHOLD_OPTIONS", "bootstrap_default",
-           "change_min_confidence", "check_value", "decoding_at", "keep_confident",
+           "change_min_confidence", "check_value", "keep_confident",
            "min_confidence", "model_default", "model_dir_threshold", "store_min_confidence",
            "stored_min_confidence", "tagger_threshold"]
 
@@ -38,8 +38,7 @@ def change_min_confidence(project, value: float | None, *, progress: Progress | 
     effective = (tagger_threshold(tagger) or 0.0) if value is None else value
     ids = open_batch_notes(project)
     predictions = predict_spans(tagger, project, ids, progress, min_confidence=effective)
-    predictions = propagate_in_batch(project, predictions,
-                                     propagation_settings(project, tagger, version))
+    predictions = propagate_in_batch(project, predictions, version_propagation(project, version))
     if progress is not None:
         progress.check()
     with project.transaction():

@@ -73,11 +73,12 @@ class ChunkWorker:
 
     def __init__(self, spec: JobSpec, model_dir: str | Path | None = None):
         self.spec = spec
-        self.tagger = None
+        self.tagger = self.propagation = None
         if spec.model is not None:
-            from ..taggers import load_model
+            from ..taggers import Propagation, load_model
 
             self.tagger = load_model(model_dir or spec.model)
+            self.propagation = Propagation.load(model_dir or spec.model)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(1)
         if self.tagger is not None:
@@ -95,7 +96,7 @@ class ChunkWorker:
         return result
 
     def _predicted(self, notes: list[Note]) -> list[Note]:
-        predictions = self.tagger.predict(notes)
+        predictions = self.propagation.apply(notes, self.tagger.predict(notes))
         return [Note(n.id, n.text, n.meta, list(spans)) for n, spans in zip(notes, predictions)]
 
     def _tag(self, index: int, notes: list[Note]) -> ChunkResult:

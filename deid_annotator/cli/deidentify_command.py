@@ -60,9 +60,11 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("deidentify") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
         if args.model:
-            from ..taggers import load_model
+            from ..taggers import Propagation, load_model
 
-            predictions = load_model(args.model).predict(corpus.notes, progress=progress)
+            tagger, propagation = load_model(args.model), Propagation.load(args.model)
+            predictions = propagation.apply(corpus.notes,
+                                            tagger.predict(corpus.notes, progress=progress))
             corpus = filter_spans(
                 Corpus([Note(n.id, n.text, n.meta, spans) for n, spans in zip(corpus.notes, predictions)],
                        corpus.meta), args.min_confidence)

@@ -33,9 +33,6 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help=f"passes over the notes (default {defaults.epochs})")
     p.add_argument("--min-count", type=int, default=defaults.min_count,
                    help=f"words seen fewer times get no vector (default {defaults.min_count})")
-    p.add_argument("--clusters", type=Path, default=None, metavar="FILE",
-                   help="also write word clusters of the vectors (k-means, nested sizes) to FILE "
-                        "(owner-only TSV): the crf's word_clusters option")
     p.add_argument("--seed", type=int, default=defaults.seed, help="random seed (reproducible runs)")
     p.add_argument("--lang", default=None,
                    help="language of the notes, a spaCy code; default: the project's, else en")
@@ -76,12 +73,6 @@ def run_pretrain_embeddings(args: argparse.Namespace) -> int:
         vectors = pretrain_embeddings(texts, settings, progress)
         seconds = time.perf_counter() - started
         save_vectors(vectors, args.out)
-        if args.clusters is not None:
-            from ..embeddings.clusters import cluster_vectors
-
-            cluster_vectors(vectors, seed=args.seed, progress=progress).save(args.clusters)
     print(f"wrote {len(vectors)} word vectors of {vectors.vector_size} dimensions ({args.method}, "
           f"{args.epochs} epochs) learnt from {len(texts)} notes in {seconds:.1f} s to {args.out}")
-    if args.clusters is not None:
-        print(f"wrote their word clusters to {args.clusters}")
     return 0

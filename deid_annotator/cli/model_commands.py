@@ -60,23 +60,29 @@ def run_train(args: argparse.Namespace) -> int:
     from ..errors import DeidError
     from ..taggers import accepted_options, create_tagger, given, tagger_class
     from ..taggers.base import check_model_destination
+    from ..taggers.propagation import split_options
 
     vectors = None if args.vectors is None else str(args.vectors)
-    if vectors is not None and not accepted_options(tagger_class(args.tagger),
-                                                    {"pretrained_vectors": vectors}):
+    cls = tagger_class(args.tagger)
+    if vectors is not None and not accepted_options(cls, {"pretrained_vectors": vectors}):
         raise DeidError(f"--vectors: the {args.tagger} tagger does not use pretrained vectors "
                         f"(bilstm-crf and union do)")
-    tagger = create_tagger(args.tagger, args.lang, **given(dict(
-        device=args.device, seed=args.seed, max_epochs=args.max_epochs,
-        pretrained_vectors=vectors, propagate=args.propagate)))
+    # the flags every tagger is offered; the propagation saved with the model is
+    # --propagate's (composite taggers take it for their members too)
+    offered = given(dict(device=args.device, seed=args.seed, max_epochs=args.max_epochs,
+                         pretrained_vectors=vectors, propagate=args.propagate))
+    tagger = create_tagger(args.tagger, args.lang, **accepted_options(cls, offered))
+    _, propagation = split_options(offered)
+    propagation.check("--propagate")
     check_model_destination(args.out)   # before training, which may take hours
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
         check_training_corpus(corpus, args.format, args.corpus, tagger)
         started = time.perf_counter()
         tagger.fit(corpus.notes, progress=progress)
+        propagation.fit(corpus.notes)
         seconds = time.perf_counter() - started
-        tagger.save(args.out)
+        tagger.save(args.out, propagation)
     spans = sum(len(n.spans) for n in corpus.notes)
     print(f"trained {args.tagger} on {len(corpus)} notes ({spans} spans, labels: "
           f"{', '.join(tagger.labels) or 'none'}) in {seconds:.1f} s; saved to {args.out}")
@@ -92,13 +98,14 @@ def run_tag(args: argparse.Namespace) -> int:
         return run_bulk_tag(args)
     from ..corpus import Corpus, Note
     from ..formats import owner_only, read_corpus, write_corpus
-    from ..taggers import load_model
+    from ..taggers import Propagation, load_model
 
-    tagger = load_model(args.model)
+    tagger, propagation = load_model(args.model), Propagation.load(args.model)
     with progress_bar("tag") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
         started = time.perf_counter()
-        predictions = tagger.predict(corpus.notes, progress=progress)
+        predictions = propagation.apply(corpus.notes,
+                                        tagger.predict(corpus.notes, progress=progress))
         seconds = time.perf_counter() - started
         tagged = Corpus([Note(n.id, n.text, n.meta,
                               [s for s in spans if (s.confidence is None or s.confidence >= args.min_confidence)])

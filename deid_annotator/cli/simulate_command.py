@@ -52,10 +52,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--length-power", type=float, default=None, metavar="A",
                    help="active: divide a note's summed uncertainty by its tokens ** A (0 favours "
                         "long notes, 1 short ones; default 0.5)")
-    p.add_argument("--word-clusters", action="store_true",
-                   help="pretrain word vectors on the --corpus notes' text once (fastText), "
-                        "cluster them, and give the clusters to every retrain as features "
-                        "(crf); the pretraining's seconds are reported apart")
     p.add_argument("--keep-project", type=Path, default=None, metavar="DB",
                    help="keep the simulated project as this file (owner-only: it holds the "
                         "corpus's notes and gold), to look at its batches and model versions")
@@ -107,7 +103,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                               hints={"max_epochs": args.max_epochs},
                               length_power=args.length_power,
                               progress=progress, batch_progress=after_batch,
-                              word_clusters=args.word_clusters, keep_project=args.keep_project)
+                              keep_project=args.keep_project)
         except KeyboardInterrupt:
             print(f"deid-annotator simulate: interrupted; the batches done so far are in "
                   f"{args.out}", file=sys.stderr)
@@ -122,9 +118,5 @@ def run_simulate(args: argparse.Namespace) -> int:
           f"{s['corrections_per_note_first']:.2f} in batch 1, "
           f"{s['corrections_per_note_last']:.2f} in batch {len(result.rows)}; longest retrain "
           f"{s['max_retrain_seconds']:.1f} s")
-    if result.word_clusters:
-        wc = result.word_clusters
-        print(f"word clusters: {wc['words']} words from {wc['notes']} notes, pretrained and "
-              f"clustered once in {wc['seconds']:.1f} s")
     print(f"wrote {result.csv_path} and {result.png_path}")
     return 0

@@ -7,9 +7,8 @@
 - :mod:`.vectors` — :func:`save_vectors` / :func:`load_vectors`: one word2vec-format
   file, written owner-only (a vocabulary of a hospital's notes holds names: PHI).
 
-- :mod:`.clusters` — :func:`cluster_vectors`: nested k-means word clusters of the vectors,
-  :class:`WordClusters` (an owner-only TSV), the ``crf``'s ``word_clusters`` option.
-- :mod:`.project_clusters` — a project's clusters, pretrained once and cached.
+- :mod:`.clusters` — :class:`WordClusters`, the clusters file that ``crf`` models trained
+  with clusters of a project's own vectors keep (no longer made: docs/not-taken.md).
 
 ``bilstm-crf`` takes such a file as its ``pretrained_vectors`` option.
 """

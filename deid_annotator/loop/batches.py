@@ -31,10 +31,8 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..store.preannotations import RULES_VERSION
-from ..taggers import Tagger, propagation
-from ..taggers.base import read_manifest
-from .models import (PREDICT_LOCK, bootstrap_tagger, current_tagger, load_version,
-                     model_directory)
+from ..taggers import Propagation, Tagger
+from .models import bootstrap_tagger, current_tagger, load_version, version_propagation
 from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, active_inputs_digest,
                         candidate_count, check_strategy, sample_pool, select_active,
                         select_active_stored, select_random, select_sequential, uncertainties)
@@ -76,40 +74,26 @@ def predict_spans(tagger: Tagger, project: Project, note_ids: Sequence[str],
                   progress: Progress | None = None, *,
                   min_confidence: float | None = None) -> dict[str, list[Span]]:
     """The tagger's spans for these notes at the project's operating point (or
-    ``min_confidence``; see :mod:`.operating_point`)."""
+    ``min_confidence``; see :mod:`.operating_point`), not propagated (that is per batch:
+    :func:`propagate_in_batch`)."""
     notes = project.notes(list(note_ids))
     if min_confidence is None:
         min_confidence = operating_point.min_confidence(project, tagger)
-    with PREDICT_LOCK, operating_point.decoding_at(tagger, min_confidence), \
-            propagation.turned_off(tagger):   # propagated per batch: see propagate_in_batch
-        predictions = tagger.predict(notes, progress=progress) if notes else []
+    predictions = (tagger.predict(notes, progress=progress, min_confidence=min_confidence)
+                   if notes else [])
     return {n.id: operating_point.keep_confident(spans, min_confidence)
             for n, spans in zip(notes, predictions)}
 
 
-def propagation_settings(project: Project, tagger: Tagger | None,
-                         model_version: int | None) -> tuple[str, float, frozenset[str]]:
-    """Scope, least confidence and ordinary words of the tagger that pre-annotates:
-    ``tagger``'s when loaded, else those saved with ``model_version`` (no model is
-    loaded). Before any model the unfitted ``rules`` tagger knows no words: no copies."""
-    if tagger is not None:
-        return (*propagation.settings(getattr(tagger, "options", None)),
-                getattr(tagger, "common_words", frozenset()))
-    if model_version is None:
-        return (*propagation.settings(None), frozenset())
-    directory = model_directory(project, model_version)
-    return (*propagation.settings(read_manifest(directory).get("options")),
-            propagation.read_common_words(directory))
-
-
 def propagate_in_batch(project: Project, predictions: dict[str, list[Span]],
-                       settings: tuple[str, float, frozenset[str]]) -> dict[str, list[Span]]:
+                       propagation: Propagation) -> dict[str, list[Span]]:
     """``predictions`` with each string found copied where it recurs in the same patient's
-    notes of the same batch (see :mod:`deid_annotator.taggers.propagation`), and each gold
-    string of the patient's annotated notes too; notes in no batch yet (a batch being
-    made) count as one batch."""
-    scope, floor, common = settings
-    if scope == "none" or not common or not predictions:   # no ordinary words: as predict
+    notes of the same batch (``propagation``: the one saved with the model that predicted,
+    :func:`~.models.version_propagation`; see :mod:`deid_annotator.taggers.propagation`),
+    and each gold string of the patient's annotated notes too; notes in no batch yet (a
+    batch being made) count as one batch."""
+    scope = propagation.scope
+    if scope == "none" or not propagation.common_words or not predictions:   # copies nothing
         return predictions
     by_batch: dict[int | None, list[str]] = {}
     for note_id in predictions:
@@ -121,9 +105,7 @@ def propagate_in_batch(project: Project, predictions: dict[str, list[Span]],
         in_batch = set(ids)
         known = ([n for n in project.gold_notes_of_patients({n.patient for n in notes})
                   if n.id not in in_batch] if scope == "patient" else [])
-        spread = propagation.propagate_spans(notes, [predictions[n.id] for n in notes],
-                                             scope=scope, min_confidence=floor, common=common,
-                                             known=known)
+        spread = propagation.apply(notes, [predictions[n.id] for n in notes], known=known)
         out.update({n.id: spans for n, spans in zip(notes, spread)})
     return out
 
@@ -138,14 +120,17 @@ def store_predictions(project: Project, predictions: dict[str, list[Span]],
 
 
 def preannotate(project: Project, note_ids: Sequence[str], *, tagger: Tagger | None = None,
-                model_version: int | None = None, progress: Progress | None = None) -> int:
+                model_version: int | None = None, propagation: Propagation | None = None,
+                progress: Progress | None = None) -> int:
     """Replace the pending model spans of these notes by the tagger's (the current model's
-    by default). Decided spans are kept (the store's rule). Returns the spans added."""
+    by default), propagated per batch with ``propagation`` (default: the one saved with
+    ``model_version``). Decided spans are kept (the store's rule). Returns the spans added."""
     if tagger is None:
         tagger, model_version = current_tagger(project)
+    if propagation is None:
+        propagation = version_propagation(project, model_version)
     predictions = predict_spans(tagger, project, note_ids, progress)
-    predictions = propagate_in_batch(project, predictions,
-                                     propagation_settings(project, tagger, model_version))
+    predictions = propagate_in_batch(project, predictions, propagation)
     return store_predictions(project, predictions, model_version, progress)
 
 
@@ -170,12 +155,15 @@ def diversity_references(project: Project) -> list[str]:
 
 
 def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
-                         model_version: int | None = None, progress: Progress | None = None) -> int:
+                         model_version: int | None = None,
+                         propagation: Propagation | None = None,
+                         progress: Progress | None = None) -> int:
     """Pre-annotate the open batches' notes again (after a retrain): their pending model
     spans are replaced by the new model's; spans already decided stay. Returns the notes."""
     ids = open_batch_notes(project)
     if ids:
-        preannotate(project, ids, tagger=tagger, model_version=model_version, progress=progress)
+        preannotate(project, ids, tagger=tagger, model_version=model_version,
+                    propagation=propagation, progress=progress)
     return len(ids)
 
 
@@ -229,7 +217,7 @@ def preannotation_conditions(project: Project, model_version: int | None) -> tup
 def next_batch(project: Project, size: int, strategy: str = "sequential", *, seed: int = 0,
                progress: Progress | None = None, annotator: str | None = None,
                tagger: Tagger | None = None, model_version: int | None = None,
-               measure: str = "entropy", length_power: float | None = None,
+               propagation: Propagation | None = None, measure: str = "entropy", length_power: float | None = None,
                sample_limit: int = SAMPLE_LIMIT, stored_only: bool = False) -> int:
     """Create the project's next batch of ``size`` notes and pre-annotate it; returns its id.
 
@@ -240,7 +228,7 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     The picked notes' spans stored ahead for the current model (:mod:`.lookahead`) are
     used as they are; only the others are predicted (the model is loaded only then).
     ``tagger``/``model_version`` override the current model (tests, simulations; nothing
-    stored ahead is used). Fewer notes than ``size`` left: the batch takes them all.
+    stored ahead is used); ``propagation``, that saved with ``model_version``. Fewer notes than ``size`` left: the batch takes them all.
     None left: :class:`DeidError`. ``stored_only``: make the batch only from what was stored
     ahead, else raise :class:`NotStoredAheadError` before writing anything (the app then
     runs it in a child process: a model or scikit-learn in its UI process would stall it).
@@ -297,8 +285,8 @@ def next_batch(project: Project, size: int, strategy: str = "sequential", *, see
     rest = [i for i in picked if i not in ready]
     fresh = predict_spans(the_tagger(), project, rest, progress) if rest else {}
     predictions = {i: ready[i] if i in ready else fresh[i] for i in picked}
-    predictions = propagate_in_batch(project, predictions, propagation_settings(
-        project, loaded[0] if loaded else None, model_version))
+    predictions = propagate_in_batch(project, predictions, propagation if propagation is not None
+                                     else version_propagation(project, model_version))
     if progress is not None:
         progress.check()
     with project.transaction():  # the batch and its pre-annotation: all or nothing

@@ -33,19 +33,15 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..errors import DeidError, ModelError
+from ..errors import ModelError
 from ..store import ModelVersion, Project
 from ..store.model_archives import ARCHIVE_TABLE  # noqa: F401  (named here by tests)
-from ..taggers import Tagger, create_tagger, load_model
+from ..taggers import Propagation, Tagger, create_tagger, load_model
 from ..user_folders import cache_root, project_cache_key
 
 ARCHIVE_FORMAT = "tar.gz"
 #: The tagger that pre-annotates while a project has no trained model.
 BOOTSTRAP_TAGGER = "rules"
-#: Held around every prediction the loop makes: loaded taggers are shared through the
-#: in-memory cache and are not thread-safe (a CRF tagger keeps per-call state), while a
-#: retrain job's thread and the UI thread may both pre-annotate.
-PREDICT_LOCK = threading.RLock()
 
 
 # -- packing ---------------------------------------------------------------------------
@@ -87,12 +83,12 @@ def _sha256(data: bytes) -> str:
 def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
                 metrics: dict[str, Any] | None = None, training_notes: int = 0,
                 make_current: bool = True, annotator: str | None = None,
-                tagger: Tagger | None = None) -> int:
+                tagger: Tagger | None = None, propagation: Propagation | None = None) -> int:
     """Store a saved model directory as a new model version of the project; returns its number.
 
     The ``model_versions`` row and the archive are written in one transaction. ``tagger``
-    (the trained object, optional) primes the in-memory cache so the next pre-annotation
-    need not load it back.
+    and ``propagation`` (the trained objects saved there, optional) prime the in-memory
+    caches so the next pre-annotation need not load them back.
     """
     data = pack_model(model_dir)
     sha = _sha256(data)
@@ -102,14 +98,20 @@ def store_model(project: Project, tagger_name: str, model_dir: str | Path, *,
                                        make_current=make_current, annotator=annotator)
     if tagger is not None:
         _MEMORY.put(sha, tagger)
+    if propagation is not None:
+        _PROPAGATIONS.put(sha, propagation)
     return number
 
 
-def remember(project: Project, number: int, tagger: Tagger) -> None:
-    """Put a version's trained tagger in the in-memory cache (no reload next time)."""
+def remember(project: Project, number: int, tagger: Tagger,
+             propagation: Propagation | None = None) -> None:
+    """Put a version's trained tagger (and its propagation) in the in-memory caches (no
+    reload next time)."""
     info = archive_info(project, number)
     if info is not None:
         _MEMORY.put(info["sha256"], tagger)
+        if propagation is not None:
+            _PROPAGATIONS.put(info["sha256"], propagation)
 
 
 def archive_info(project: Project, number: int) -> dict[str, Any] | None:
@@ -164,21 +166,22 @@ def _version(project: Project, number: int | None) -> ModelVersion:
 
 
 class _LRU:
-    """Loaded taggers by archive checksum (a few; models can be large)."""
+    """Loaded taggers (or propagations) by archive checksum (a few; models can be large).
+    A loaded tagger is shared by threads: ``predict`` changes nothing on it."""
 
     def __init__(self, size: int = 2):
         self.size = size
-        self._items: OrderedDict[str, Tagger] = OrderedDict()
+        self._items: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> Tagger | None:
+    def get(self, key: str) -> Any:
         with self._lock:
             tagger = self._items.get(key)
             if tagger is not None:
                 self._items.move_to_end(key)
             return tagger
 
-    def put(self, key: str, tagger: Tagger) -> None:
+    def put(self, key: str, tagger: Any) -> None:
         with self._lock:
             self._items[key] = tagger
             self._items.move_to_end(key)
@@ -191,6 +194,7 @@ class _LRU:
 
 
 _MEMORY = _LRU()
+_PROPAGATIONS = _LRU(size=8)
 
 
 def load_version(project: Project, number: int | None = None) -> Tagger:
@@ -211,6 +215,27 @@ def load_version(project: Project, number: int | None = None) -> Tagger:
     return tagger
 
 
+def version_propagation(project: Project, number: int | None) -> Propagation:
+    """The propagation saved with a model version (:class:`~deid_annotator.taggers.Propagation`;
+    read from its ``model.json`` and ordinary words, no tagger is loaded). Before any model
+    (``number`` None) one that knows no words: the unfitted ``rules`` tagger copies nothing."""
+    if number is None:
+        return Propagation()
+    info = archive_info(project, number)
+    if info is not None:
+        cached = _PROPAGATIONS.get(info["sha256"])
+        if cached is not None:
+            return cached
+    directory = model_directory(project, number)
+    try:
+        propagation = Propagation.load(directory)
+    except ModelError as exc:
+        raise ModelError(f"model version {number} of {project.path}: {exc}") from exc
+    if info is not None:
+        _PROPAGATIONS.put(info["sha256"], propagation)
+    return propagation
+
+
 def current_tagger(project: Project) -> tuple[Tagger, int | None]:
     """What pre-annotates now: the current model version's tagger and its number, or the
     ``rules`` tagger and None while the project has no trained model."""
@@ -221,16 +246,9 @@ def current_tagger(project: Project) -> tuple[Tagger, int | None]:
 
 
 def bootstrap_tagger(labels: list[str] | None = None, lang: str = "en") -> Tagger:
-    """The ``rules`` tagger speaking these labels (the project's), when its constructor
-    takes a ``labels`` option."""
-    from ..taggers import tagger_class
-
-    cls = tagger_class(BOOTSTRAP_TAGGER)
+    """The ``rules`` tagger speaking these labels (the project's)."""
     if labels:
-        try:
-            return cls(lang=lang, labels=list(labels))
-        except (TypeError, DeidError):  # a rules tagger without a labels option
-            pass
+        return create_tagger(BOOTSTRAP_TAGGER, lang=lang, project_labels=list(labels))
     return create_tagger(BOOTSTRAP_TAGGER, lang=lang)
 
 
@@ -242,3 +260,4 @@ def rollback(project: Project, number: int, annotator: str | None = None) -> Non
 
 def clear_memory_cache() -> None:
     _MEMORY.clear()
+    _PROPAGATIONS.clear()

@@ -2,12 +2,13 @@
 shown to the annotators, per project (lower: more PHI found, more false alarms).
 
 The value lives in the project's ``meta`` table (:data:`SETTING`). Unset, it is the
-model's own decoding threshold (option ``threshold`` of ``crf``, ``phi_threshold`` of
-``bilstm-crf``, ``min_confidence`` of ``rules``; the lowest of a union's members), else 0.
-Pre-annotation (:func:`.batches.predict_spans`) applies it twice:
+model's own decoding threshold (parameter ``threshold`` of ``crf`` and ``stacked``,
+``phi_threshold`` of ``bilstm-crf``, ``min_confidence`` of ``rules``; the lowest of a
+union's members), else 0. Pre-annotation (:func:`.batches.predict_spans`) applies it twice:
 
-* while predicting, a tagger whose own threshold is higher decodes at the lower value
-  (:func:`decoding_at`), so going below the model's threshold really adds spans;
+* while predicting, as ``predict``'s ``min_confidence``: a tagger whose own threshold is
+  higher decodes at the lower value for that call (:func:`deid_annotator.taggers.base.lowered`),
+  so going below the model's threshold really adds spans;
 * afterwards, spans whose confidence is below it are left out (:func:`keep_confident`;
   a span without a confidence is always kept, as ``tag --min-confidence`` keeps it).
 
@@ -20,22 +21,18 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ContextManager, Iterable
+from typing import Any, Iterable
 
 from ..corpus import Span
 from ..errors import DeidError, ProjectError
 from ..taggers import tagger_class
-from ..taggers.base import MANIFEST, read_manifest
-from ..taggers.options import options_set
+from ..taggers.base import MANIFEST, MIN_DECODING, manifest_params, read_manifest  # noqa: F401
 from .models import BOOTSTRAP_TAGGER, model_directory
 
 #: The ``meta`` key of the project's minimum confidence.
 SETTING = "preannotation_min_confidence"
-#: Tagger options that are a decoding threshold on P(PHI) or a confidence floor.
+#: Tagger parameters that are a decoding threshold on P(PHI) or a confidence floor.
 THRESHOLD_OPTIONS = ("threshold", "phi_threshold", "min_confidence")
-#: Lowest decoding threshold handed to a tagger (the CRF skips label marginals of
-#: tokens below 0.001, and a threshold of 0 would make every token PHI).
-MIN_DECODING = 0.001
 
 
 def check_value(value: Any) -> float:
@@ -60,16 +57,20 @@ def _lowest(values: Iterable[float | None]) -> float | None:
 
 
 def tagger_threshold(tagger) -> float | None:
-    """The decoding threshold of a loaded tagger (the lowest of its members'), or None."""
-    return _lowest([_threshold_in(getattr(tagger, "options", {}) or {}),
-                    *(tagger_threshold(m) for m in getattr(tagger, "members", ()) or ())])
+    """The decoding threshold of a loaded tagger (the lowest of its members'), or None (also
+    for a stand-in that is no :class:`~deid_annotator.taggers.Tagger`)."""
+    threshold = getattr(tagger, "decoding_threshold", None)
+    return threshold() if callable(threshold) else None
 
 
 def model_dir_threshold(directory: str | Path) -> float | None:
-    """The decoding threshold recorded in a saved model's ``model.json`` (and its members')."""
+    """The decoding threshold recorded in a saved model's ``model.json`` (what ``fit``
+    chose, else its parameters; the lowest of its members')."""
     directory = Path(directory)
     members = sorted(p for p in directory.iterdir() if (p / MANIFEST).is_file())
-    return _lowest([_threshold_in(read_manifest(directory).get("options", {}) or {}),
+    manifest = read_manifest(directory)
+    fitted = {k: v for k, v in (manifest.get("fitted") or {}).items() if v is not None}
+    return _lowest([_threshold_in({**manifest_params(manifest), **fitted}),
                     *(model_dir_threshold(m) for m in members)])
 
 
@@ -126,18 +127,6 @@ def store_min_confidence(project, value: float | None) -> None:
 
 
 # -- applying it ----------------------------------------------------------------------------------
-def decoding_at(tagger, value: float) -> ContextManager[None]:
-    """Let ``tagger`` (and its members) decode at ``value`` while inside, where its own
-    threshold is higher; restored on exit. Call it holding ``PREDICT_LOCK``: loaded
-    taggers are shared in memory."""
-    def lowered(options: dict[str, Any]) -> dict[str, float]:
-        return {key: max(value, MIN_DECODING) for key in THRESHOLD_OPTIONS
-                if isinstance(options.get(key), (int, float))
-                and not isinstance(options.get(key), bool) and value < options[key]}
-
-    return options_set(tagger, lowered)
-
-
 def keep_confident(spans: Iterable[Span], value: float) -> list[Span]:
     """The spans with a confidence of at least ``value`` (or none given)."""
     return [s for s in spans if s.confidence is None or s.confidence >= value]

@@ -52,11 +52,12 @@ from ..corpus import Corpus
 from ..errors import CancelledError, DeidError
 from ..progress import Progress, ProgressEvent
 from ..store import Project
-from ..taggers import Tagger, accepted_options, given, tagger_class
+from ..taggers import Propagation, Tagger, accepted_options, given, tagger_class
+from ..taggers.propagation import LEGACY_OPTIONS as PROPAGATION_OPTIONS, split_options
 from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
-from .models import PREDICT_LOCK, load_version, remember, store_model
+from .models import load_version, remember, store_model
 
 
 #: Notes of the pool scored after a retrain for the next active batch: enough for batches of
@@ -91,6 +92,7 @@ class RetrainResult:
     ahead_notes: int = 0              # notes pre-annotated ahead for the next batch
     ahead_error: str | None = None    # ... or why not (cancelled, failed): the version stands
     tagger: Tagger | None = field(default=None, repr=False)
+    propagation: Propagation | None = field(default=None, repr=False)   # saved with the tagger
 
 
 def supports_warm_start(tagger: Tagger) -> bool:
@@ -109,18 +111,23 @@ def _scores(report) -> dict[str, Any]:
     return out
 
 
-def predict_corpus(tagger: Tagger, gold: Corpus, progress: Progress | None = None) -> Corpus:
-    """The gold notes with the tagger's spans in place of theirs."""
-    with PREDICT_LOCK:
-        predictions = tagger.predict(gold.notes, progress=progress)
+def predict_corpus(tagger: Tagger, gold: Corpus, progress: Progress | None = None,
+                   propagation: Propagation | None = None) -> Corpus:
+    """The gold notes with the tagger's spans (propagated with ``propagation``) in place of
+    theirs."""
+    predictions = tagger.predict(gold.notes, progress=progress)
+    if propagation is not None:
+        predictions = propagation.apply(gold.notes, predictions)
     return Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
 
 
-def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = None) -> dict[str, Any]:
-    """Token / strict / instance scores of the tagger on gold notes (JSON-ready)."""
+def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = None,
+                    propagation: Propagation | None = None) -> dict[str, Any]:
+    """Token / strict / instance scores of the tagger (and ``propagation``) on gold notes
+    (JSON-ready)."""
     from ..evaluation import evaluate
 
-    return _scores(evaluate(gold, predict_corpus(tagger, gold, progress)))
+    return _scores(evaluate(gold, predict_corpus(tagger, gold, progress, propagation)))
 
 
 class _Relay(Progress):
@@ -179,7 +186,8 @@ class RetrainJob:
     """Train the project's tagger on its gold notes and store a new model version.
 
     ``tagger_name``: the tagger to train (default: the current version's, else ``crf``).
-    ``options``: tagger options, passed as they are (the tagger refuses unknown ones).
+    ``options``: tagger parameters, passed as they are (the tagger refuses unknown ones);
+    ``propagate`` and ``propagate_min_confidence`` set the propagation saved with the model.
     ``hints``: options passed only to taggers that take them (e.g. ``seed``, ``device``,
     ``max_epochs``), see :func:`deid_annotator.taggers.accepted_options`.
     ``eval_share``: the evaluation slice's share of patients (0: no slice, train on all).
@@ -314,6 +322,7 @@ class RetrainJob:
 
             t0 = time.perf_counter()
             tagger.fit(gold.notes, progress=relay, **fit_kwargs)
+            propagation = self._new_propagation().fit(gold.notes)
             train_seconds = time.perf_counter() - t0
             relay.check()
 
@@ -332,7 +341,7 @@ class RetrainJob:
             workdir = Path(tempfile.mkdtemp(prefix="deid-retrain-"))
             try:
                 os.chmod(workdir, 0o700)
-                tagger.save(workdir / "model")
+                tagger.save(workdir / "model", propagation)
                 version = store_model(project, name, workdir / "model", metrics=metrics,
                                       training_notes=len(gold), annotator=self.annotator)
             finally:
@@ -343,10 +352,10 @@ class RetrainJob:
             if self.refresh:
                 try:
                     refreshed = refresh_open_batches(project, tagger=tagger, model_version=version,
-                                                     progress=quiet)
+                                                     propagation=propagation, progress=quiet)
                 except Exception as exc:  # the version stands; say what went wrong
                     refresh_error = f"{type(exc).__name__}: {exc}"
-            remember(project, version, tagger)  # only now may other threads get this object
+            remember(project, version, tagger, propagation)  # only now may other threads get it
             # the retrain proper ends here: scoring the pool is extra work, timed apart
             seconds = time.perf_counter() - started
             scored, score_error = self._score_pool(project, tagger, version, relay)
@@ -356,10 +365,20 @@ class RetrainJob:
                                         gold.subset(held))
         return RetrainResult(version, name, len(gold), len(held), metrics,
                              seconds, train_seconds, warm, refreshed,
-                             refresh_error, scored, score_error, ahead, ahead_error, tagger)
+                             refresh_error, scored, score_error, ahead, ahead_error, tagger,
+                             propagation)
 
     def _new_tagger(self, cls: type[Tagger], lang: str) -> Tagger:
-        return cls(lang=lang, **{**accepted_options(cls, given(self.hints)), **self.options})
+        options, _ = split_options(self.options)
+        # composite taggers also take the propagation options, for their members'
+        members = accepted_options(cls, {k: v for k, v in self.options.items()
+                                         if k in PROPAGATION_OPTIONS})
+        return cls.with_params(lang, {**accepted_options(cls, given(self.hints)), **options,
+                                      **members})
+
+    def _new_propagation(self) -> Propagation:
+        _, propagation = split_options(self.options)
+        return propagation.check("propagation")
 
     def _measure(self, project: Project, version: int, stored: dict[str, Any], cls: type[Tagger],
                  train: Corpus, held: Corpus) -> dict[str, Any]:
@@ -377,7 +396,8 @@ class RetrainJob:
             judge = self._new_tagger(cls, project.lang)
             judge.fit(train.notes, progress=measuring)
             measuring.check()
-            predicted = predict_corpus(judge, held, progress=measuring)
+            predicted = predict_corpus(judge, held, progress=measuring,
+                                       propagation=self._new_propagation().fit(train.notes))
             metrics.update(_scores(evaluate(held, predicted)))
             # counts per patient (no ids, no text): intervals that resample patients
             metrics["per_patient"] = token_counts_by_patient(held, predicted)

@@ -141,14 +141,11 @@ def uncertainties(tagger, notes: Sequence[Note], measure: str = "entropy",
     """Each note's uncertainty under ``tagger`` and where it came from ("tokens" or "spans")."""
     if not notes:
         return np.zeros(0), "none"
-    from ..taggers import propagation
-    from .models import PREDICT_LOCK
-
-    with PREDICT_LOCK, propagation.turned_off(tagger):   # a note's score: its own spans only
-        return _uncertainties(tagger, notes, measure, progress, length_power)
+    return _uncertainties(tagger, notes, measure, progress, length_power)
 
 
 def _uncertainties(tagger, notes, measure, progress, length_power) -> tuple[np.ndarray, str]:
+    # a note's score: its own spans only (predict does not propagate)
     probabilities = getattr(tagger, "token_phi_probabilities", None)
     if callable(probabilities):  # bilstm-crf: all notes at once
         per_note = probabilities(notes, progress=progress)

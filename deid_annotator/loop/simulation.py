@@ -13,12 +13,6 @@ only. For each batch k = 1..K:
    the separate evaluation corpus measures the model) and stores version k;
 5. version k is scored on the evaluation corpus.
 
-With ``word_clusters``, word vectors are pretrained once, before batch 1, on the text of
-the notes to annotate (what a real project has: its own notes, not the evaluation
-patients'), clustered (:func:`deid_annotator.embeddings.project_clusters.project_word_clusters`,
-cached in the run's owner-only folder) and every retrain gets the clusters file (taggers
-with a ``word_clusters`` option: crf); its seconds are reported apart, not in any retrain.
-
 Row k of the result is therefore: ``notes_annotated`` = gold notes after batch k;
 ``precision``/``recall``/``f1`` = binary token scores on the evaluation corpus of the
 model trained after batch k (the one that pre-annotates batch k+1); ``added`` ...
@@ -89,7 +83,6 @@ class SimulationResult:
     csv_path: Path | None = None
     png_path: Path | None = None
     interrupted: bool = False
-    word_clusters: dict[str, Any] | None = None   # words, notes, seconds of the pretraining
 
 
 def apply_gold(project: Project, batch_id: int, gold: dict[str, Note],
@@ -185,15 +178,13 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
              seed: int = 0, lang: str = "en", tagger_options: dict[str, Any] | None = None,
              hints: dict[str, Any] | None = None, length_power: float | None = None,
              progress: Progress | None = None, batch_progress=None,
-             workdir: str | Path | None = None, word_clusters: bool = False,
+             workdir: str | Path | None = None,
              keep_project: str | Path | None = None) -> SimulationResult:
     """Run the loop (see the module docstring); writes ``learning_curve.csv`` (after every
     batch, so an interrupted run keeps its rows) and ``learning_curve.png`` to ``out_dir``.
 
     ``tagger_options`` go to the tagger as they are; ``hints`` (and the seed) only where the
     tagger takes them. ``batch_progress(k, K, row)``: called after each batch.
-    ``word_clusters``: pretrain word clusters on the notes to annotate once, and give them
-    to every retrain (see the module docstring).
     ``keep_project``: at the end, copy the simulated project there (owner-only: it holds
     the corpus's notes and gold), to look at its batches, versions and corrections.
     """
@@ -225,14 +216,6 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
         with Project.create(db, labels=_labels_of(corpus, eval_corpus), lang=lang) as project:
             project.import_corpus(corpus.without_spans(), source="model")
             hints = dict(hints or {}, seed=seed)
-            if word_clusters:
-                from ..embeddings.project_clusters import project_word_clusters
-
-                report(progress, "batch", 0, batches, "pretraining word clusters")
-                clusters = project_word_clusters(project, progress=progress)
-                hints["word_clusters"] = str(clusters.path)
-                result.word_clusters = {"words": clusters.words, "notes": clusters.notes,
-                                        "seconds": round(clusters.seconds, 1)}
             for k in range(1, batches + 1):
                 if not project.unannotated_note_ids():
                     break
@@ -249,7 +232,8 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
                                  progress=progress, eval_share=0.0, refresh=False,
                                  ahead_batch_size=0)   # one batch follows: predicted then
                 trained = job.run()
-                scores = evaluate_tagger(trained.tagger, eval_corpus)["token"]
+                scores = evaluate_tagger(trained.tagger, eval_corpus,
+                                         propagation=trained.propagation)["token"]
                 row = SimulationRow(k, project.note_count(gold=True), scores["precision"],
                                     scores["recall"], scores["f1"], corrections.added,
                                     corrections.removed, corrections.relabelled,

@@ -6,14 +6,12 @@ deferred until its name is asked for, so ``rules`` never pays for importing torc
 from __future__ import annotations
 
 import importlib
-import inspect
-import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import DeidError, ModelError
-from . import propagation
 from .base import Tagger, newer_version_hint, read_manifest
+from .propagation import Propagation
 
 #: name -> "module:Class", imported on first use.
 _KNOWN: dict[str, str] = {
@@ -49,19 +47,12 @@ def tagger_class(name: str) -> type[Tagger]:
 
 
 def accepted_options(cls: type[Tagger], options: dict[str, Any]) -> dict[str, Any]:
-    """The options that tagger ``cls`` takes: those of its module's ``DEFAULTS`` table when
-    it has one (crf, bilstm-crf; with the propagation options every tagger shares), else its
-    constructor's named parameters; a constructor taking ``**options`` without such a table
-    gets them all. Lets callers offer common options (device, seed, max_epochs) to any
-    tagger. A None value is passed on (the crf's ``threshold=None`` means Viterbi only):
-    callers drop their options that were not given (:func:`given`)."""
-    known = getattr(sys.modules.get(cls.__module__), "DEFAULTS", None)
-    if isinstance(known, dict):
-        return {k: v for k, v in options.items() if k in known or k in propagation.DEFAULTS}
-    params = inspect.signature(cls.__init__).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return options
-    return {k: v for k, v in options.items() if k in params}
+    """The options that tagger ``cls`` takes as parameters (lets callers offer common
+    options, such as device, seed and max_epochs, to any tagger). A None value is passed on
+    (the crf's ``threshold=None`` means Viterbi only): callers drop their options that were
+    not given (:func:`given`)."""
+    known = set(cls.param_names())
+    return {k: v for k, v in options.items() if k in known}
 
 
 def given(options: dict[str, Any]) -> dict[str, Any]:
@@ -69,10 +60,11 @@ def given(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
 
 
-def create_tagger(name: str, lang: str = "en", **options) -> Tagger:
-    """A new tagger; options it does not take (e.g. ``device`` for ``rules``) are left out."""
-    cls = tagger_class(name)
-    return cls(lang=lang, **accepted_options(cls, options))
+def create_tagger(name: str, lang: str = "en", **params) -> Tagger:
+    """A new tagger with these parameters; a name it does not take is a DeidError naming
+    the tagger and the parameters it knows (offer common options through
+    :func:`accepted_options`)."""
+    return tagger_class(name).with_params(lang, params)
 
 
 def load_model(directory: str | Path) -> Tagger:
@@ -85,5 +77,5 @@ def load_model(directory: str | Path) -> Tagger:
     return tagger_class(name).load(directory)
 
 
-__all__ = ["Tagger", "register", "tagger_names", "tagger_class", "accepted_options", "given",
+__all__ = ["Tagger", "Propagation", "register", "tagger_names", "tagger_class", "accepted_options", "given",
            "create_tagger", "load_model"]

@@ -1,15 +1,21 @@
-"""The one small interface every PHI tagger shares (as scikit-learn estimators and
-MASK's NER plugins do): ``fit`` on notes with gold spans, ``predict`` spans with
-confidences, ``save`` to and ``load`` from a model directory.
+"""The one small interface every PHI tagger shares (scikit-learn's estimator conventions,
+as MASK's NER plugins have them too): ``fit`` on notes with gold spans, ``predict`` spans
+with confidences, ``save`` to and ``load`` from a model directory.
 
-A tagger implements ``fit`` (which ends with :meth:`Tagger.learn_common_words`),
-``_predict`` (its own spans) and the two state hooks; ``predict`` adds the propagation
-every tagger shares (:mod:`.propagation`).
+A tagger's parameters are the keyword parameters of its ``__init__`` (``lang`` first),
+kept as attributes of the same name and read and changed with ``get_params`` /
+``set_params`` (:class:`.params.Parameters`; ``sklearn.base.clone`` works). ``__init__``
+checks nothing; ``fit`` checks the parameters (and ``predict`` and ``load`` those they
+use) and names the tagger and the parameter in a :class:`DeidError`. ``predict(notes,
+progress, min_confidence)`` changes nothing on the tagger: ``min_confidence`` (the
+operating point) lowers the tagger's own decoding threshold for that call only.
+Propagation is a separate step after ``predict`` (:class:`.propagation.Propagation`).
 
-A model directory holds ``model.json`` (the manifest: tagger name, label set,
-tokenizer settings, language, package versions, training-data summary) next to
-whatever files the tagger writes itself. Saving is atomic: a half-written model
-directory never replaces a complete one.
+A tagger implements ``fit``, ``_predict`` and the two state hooks. A model directory
+holds ``model.json`` (the manifest: tagger name, parameters, label set, tokenizer
+settings, language, package versions, training-data summary, and the propagation saved
+with it) next to whatever files the tagger writes itself. Saving is atomic: a
+half-written model directory never replaces a complete one.
 """
 from __future__ import annotations
 
@@ -28,11 +34,14 @@ from .. import __version__
 from ..corpus import Note, Span
 from ..errors import DeidError, ModelError, os_error_within
 from ..progress import Progress
-from . import propagation
+from .manifest import (MANIFEST, MODEL_FORMAT_VERSION, PROPAGATION_KEY as MANIFEST_KEY,  # noqa: F401
+                       manifest_params, newer_version_hint, read_manifest)
+from .params import Parameters
+from .propagation import Propagation
 
-MANIFEST = "model.json"
-#: Bump when a model directory's layout changes incompatibly.
-MODEL_FORMAT_VERSION = 1
+#: The lowest decoding threshold a tagger is lowered to (the CRF skips label marginals of
+#: tokens below 0.001, and a threshold of 0 would make every token PHI).
+MIN_DECODING = 0.001
 
 
 def training_summary(notes: Sequence[Note], seconds: float | None = None) -> dict[str, Any]:
@@ -59,18 +68,31 @@ def _package_versions() -> dict[str, str]:
     return versions
 
 
-def with_defaults(tagger: str, options: dict[str, Any], defaults: dict[str, Any],
-                  also: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """``defaults`` (over those of the options every tagger shares, :mod:`.propagation`),
-    updated with ``options``; an option in neither (nor in ``also``) is a DeidError naming
-    the tagger and the options it knows (a typo never passes silently)."""
-    defaults = {**propagation.DEFAULTS, **defaults}
-    unknown = set(options) - set(defaults) - also
-    if unknown:
-        raise DeidError(f"{tagger} tagger: unknown option(s) {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(defaults)}")
-    propagation.check_options(tagger, options)
-    return {**defaults, **options}
+def _json_value(value: Any) -> Any:
+    """JSON for the parameter values json does not know: paths as text, tuples as lists."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def check_min_confidence(value: Any) -> float | None:
+    """``predict``'s ``min_confidence``: None, or a number from 0 to 1 (else a DeidError)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise DeidError(f"min_confidence must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def lowered(own: float | None, min_confidence: float | None) -> float | None:
+    """A decoding threshold (or confidence floor) ``own`` at the operating point
+    ``min_confidence``: lowered to it (not below :data:`MIN_DECODING`) when it is lower,
+    so that going below the model's threshold really adds spans; else ``own``."""
+    if own is None or min_confidence is None or isinstance(own, bool) or min_confidence >= own:
+        return own
+    return max(min_confidence, MIN_DECODING)
 
 
 def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:
@@ -84,51 +106,70 @@ def training_notes(tagger: str, notes: Sequence[Note]) -> list[Note]:
     return notes
 
 
-class Tagger(ABC):
-    """Base class of PHI taggers. Subclasses set ``name`` and implement ``fit``,
-    ``_predict``, ``_save_state`` and ``_load_state``."""
+class Tagger(Parameters, ABC):
+    """Base class of PHI taggers. Subclasses set ``name``, take their parameters as keyword
+    parameters of ``__init__`` (``lang`` first) kept as attributes of the same name, and
+    implement ``fit``, ``_predict``, ``_save_state`` and ``_load_state``."""
 
     name: ClassVar[str] = ""
     #: Whether ``fit`` learns anything (``rules`` does not: it works on a first batch).
     trainable: ClassVar[bool] = True
+    #: Options this tagger no longer has that a saved model's manifest may still hold; they
+    #: only changed training, so loading leaves them out (docs/not-taken.md says why they went).
+    retired_options: ClassVar[frozenset[str]] = frozenset()
+    #: Parameters renamed since: old name -> new name (read from older manifests).
+    renamed_options: ClassVar[Mapping[str, str]] = {}
+    #: Parameters that are a decoding threshold on P(PHI) or a confidence floor: the
+    #: operating point's ``min_confidence`` lowers them (:func:`lowered`).
+    threshold_params: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, lang: str = "en", **options: Any):
+    def __init__(self, lang: str = "en"):
         self.lang = lang
-        self.options = dict(options)
+        self._reset_fitted()
+
+    def _reset_fitted(self) -> None:
+        """What ``fit`` or ``load`` sets: the labels and the training summary."""
         self.labels: list[str] = []
         self.training: dict[str, Any] = {}
-        #: words the training notes use outside PHI: never copied alone (:mod:`.propagation`)
-        self.common_words: frozenset[str] = frozenset()
 
     # -- the interface -------------------------------------------------------
     @abstractmethod
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "Tagger":
-        """Learn from ``notes`` and their gold spans. Returns self."""
+        """Check the parameters, learn from ``notes`` and their gold spans. Returns self."""
 
-    def predict(self, notes: Sequence[Note], progress: Progress | None = None) -> list[list[Span]]:
+    def predict(self, notes: Sequence[Note], progress: Progress | None = None,
+                min_confidence: float | None = None) -> list[list[Span]]:
         """For each note, its predicted spans (``source`` = tagger name, ``confidence`` in
-        [0, 1]): the tagger's own, and their strings where they recur among the same
-        patient's notes (:mod:`.propagation`, options ``propagate`` and
-        ``propagate_min_confidence``)."""
-        notes = list(notes)
-        predictions = self._predict(notes, progress)
-        if not self.common_words:   # never fitted (or saved before propagation): copy nothing
-            return predictions
-        scope, floor = propagation.settings(self.options)
-        return propagation.propagate_spans(notes, predictions, scope=scope, min_confidence=floor,
-                                           common=self.common_words)
-
-    def learn_common_words(self, notes: Sequence[Note]) -> None:
-        """Remember the words ``notes`` use outside PHI (each ``fit`` calls it)."""
-        self.common_words = propagation.common_words(notes)
+        [0, 1]). ``min_confidence`` (the operating point): a decoding threshold or
+        confidence floor of the tagger (or of its members) that is higher decodes at this
+        value instead, for this call only (:func:`lowered`); spans below it are not
+        removed (the caller filters). Nothing of the tagger changes."""
+        return self._predict(list(notes), progress, check_min_confidence(min_confidence))
 
     @abstractmethod
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
-        """The tagger's own spans for each note, before propagation."""
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
+        """The tagger's spans for each note at the operating point ``min_confidence``."""
 
-    def save(self, directory: str | Path) -> Path:
+    def decoding_threshold(self) -> float | None:
+        """The tagger's own decoding threshold or confidence floor (the lowest of its
+        members'), or None: what the operating point is when a project sets none."""
+        values = [getattr(self, name) for name in self.threshold_params]
+        values = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        values += [t for t in (m.decoding_threshold() for m in getattr(self, "members_", ()) or ())
+                   if t is not None]
+        return min(values) if values else None
+
+    def fitted_manifest(self) -> dict[str, Any]:
+        """What the manifest records of what ``fit`` chose (``fitted``; e.g. the stacked
+        tagger's threshold), read back by ``_load_state``."""
+        return {}
+
+    def save(self, directory: str | Path, propagation: Propagation | None = None) -> Path:
         """Write the model to ``directory`` atomically (replacing an older model there, or
-        an empty folder; anything else there is refused: :func:`check_model_destination`)."""
+        an empty folder; anything else there is refused: :func:`check_model_destination`),
+        with ``propagation`` (its parameters in the manifest, its words beside it): the
+        post-processing step its predictions get (:meth:`Propagation.load` reads it)."""
         directory = Path(directory)
         check_model_destination(directory)
         try:
@@ -140,20 +181,26 @@ class Tagger(ABC):
         try:
             os.chmod(tmp, 0o700)  # vocabularies can hold PHI (names)
             self._save_state(tmp)
-            if self.common_words:
-                propagation.write_common_words(tmp, self.common_words)
+            if propagation is not None:
+                propagation.save(tmp)
+            params = self.get_params(deep=False)
+            params.pop("lang", None)            # recorded on its own
             manifest = {
                 "format_version": MODEL_FORMAT_VERSION,
                 "tagger": self.name,
                 "lang": self.lang,
                 "labels": list(self.labels),
-                "options": self.options,
+                "params": params,
+                "fitted": self.fitted_manifest(),
                 "tokenizer": self.tokenizer_settings(),
                 "versions": _package_versions(),
                 "training": self.training,
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+            if propagation is not None:
+                manifest[MANIFEST_KEY] = propagation.manifest_entry()
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True,
+                                                   default=_json_value), encoding="utf-8")
             if directory.exists():
                 old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
                 directory.rename(old)
@@ -171,6 +218,17 @@ class Tagger(ABC):
         return directory
 
     @classmethod
+    def params_from_manifest(cls, manifest: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters recorded in a manifest, as this version names them: retired ones
+        left out, renamed ones under their new name."""
+        params = {}
+        for key, value in manifest_params(manifest).items():
+            if key in cls.retired_options:
+                continue
+            params[cls.renamed_options.get(key, key)] = value
+        return params
+
+    @classmethod
     def load(cls, directory: str | Path) -> "Tagger":
         """Load a model saved by this tagger class (use :func:`load_model` for any)."""
         directory = Path(directory)
@@ -178,17 +236,18 @@ class Tagger(ABC):
         if manifest["tagger"] != cls.name:
             raise ModelError(f"{directory}: holds a {manifest['tagger']!r} model, not {cls.name!r}")
         try:
-            tagger = cls(lang=manifest.get("lang", "en"), **manifest.get("options", {}))
-        except DeidError as exc:  # e.g. an option a newer deid-annotator added
-            raise ModelError(f"{directory}: the model's options do not fit this deid-annotator "
-                             f"({exc}){newer_version_hint(manifest)}") from None
+            tagger = cls.with_params(manifest.get("lang", "en"),
+                                     cls.params_from_manifest(manifest))
+            tagger.check_params()
+        except DeidError as exc:  # e.g. a parameter a newer deid-annotator added
+            raise ModelError(f"{directory}: the model's parameters do not fit this "
+                             f"deid-annotator ({exc}){newer_version_hint(manifest)}") from None
         tagger.labels = list(manifest.get("labels", []))
         tagger.training = manifest.get("training", {})
         # the recorded tokenizer holds spaCy's rules: tagging needs no spaCy import
         tagger._tokenizer_settings = manifest.get("tokenizer")
         try:
             tagger._load_state(directory, manifest)
-            tagger.common_words = propagation.read_common_words(directory)
         except ModelError:
             raise
         except Exception as exc:  # corrupt files: say which directory, not a traceback
@@ -196,7 +255,21 @@ class Tagger(ABC):
                              f"({type(exc).__name__}: {exc}){newer_version_hint(manifest)}") from exc
         return tagger
 
-    # -- hooks for subclasses --------------------------------------------------
+    @classmethod
+    def with_params(cls, lang: str, params: Mapping[str, Any]) -> "Tagger":
+        """``cls(lang=lang, **params)``; a name it does not take is a DeidError naming the
+        tagger and the parameters it knows (never a TypeError)."""
+        known = cls.param_names()
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise DeidError(f"{cls.name} tagger: unknown parameter(s) {', '.join(unknown)}; "
+                            f"known: {', '.join(k for k in known if k != 'lang')}")
+        return cls(lang=lang, **params)
+
+    def check_params(self) -> None:
+        """A DeidError naming the tagger and the parameter when a value is wrong (``fit``
+        and ``load`` call it; by default, nothing to check)."""
+
     @abstractmethod
     def _save_state(self, directory: Path) -> None:
         """Write the tagger's own files into ``directory`` (the manifest is written for you)."""
@@ -219,55 +292,6 @@ class Tagger(ABC):
 
     def tokenizer_settings(self) -> dict[str, Any]:
         return self.tokenizer.settings()
-
-
-def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The manifest of a model directory, checked; :class:`ModelError` names what is wrong."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise ModelError(f"{directory}: no such model directory")
-    path = directory / MANIFEST
-    if not path.is_file():
-        raise ModelError(f"{directory}: not a model directory (no {MANIFEST})")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: corrupt model manifest ({exc})") from exc
-    if not isinstance(manifest, dict) or "tagger" not in manifest or "format_version" not in manifest:
-        raise ModelError(f"{path}: corrupt model manifest (missing 'tagger' or 'format_version')")
-    version = manifest["format_version"]
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ModelError(f"{path}: corrupt model manifest ('format_version' must be a whole "
-                         f"number, not {version!r})")
-    if version > MODEL_FORMAT_VERSION:
-        raise ModelError(f"{directory}: model format {version} is newer than this deid-annotator "
-                         f"understands ({MODEL_FORMAT_VERSION}); upgrade deid-annotator to use it")
-    for key, kind, what in (("tagger", str, "a tagger name"), ("lang", str, "a language code"),
-                            ("options", dict, "an object"), ("labels", list, "a list of labels"),
-                            ("training", dict, "an object"), ("tokenizer", (dict, type(None)), "an object")):
-        if key in manifest and not isinstance(manifest[key], kind):
-            raise ModelError(f"{path}: corrupt model manifest ({key!r} must be {what}, not "
-                             f"{manifest[key]!r})")
-    if not all(isinstance(label, str) for label in manifest.get("labels", [])):
-        raise ModelError(f"{path}: corrupt model manifest ('labels' must be a list of labels)")
-    return manifest
-
-
-def newer_version_hint(manifest: Mapping[str, Any]) -> str:
-    """``; it was written by deid-annotator 0.3.0, newer than this one (0.1.0): ...`` when
-    the manifest says so, else ``""`` (why a model may not load here)."""
-    from packaging.version import InvalidVersion, Version
-
-    versions = manifest.get("versions")
-    written = versions.get("deid_annotator") if isinstance(versions, dict) else None
-    try:
-        newer = isinstance(written, str) and Version(written) > Version(__version__)
-    except InvalidVersion:
-        newer = False
-    if not newer:
-        return ""
-    return (f"; it was written by deid-annotator {written}, newer than this one ({__version__}): "
-            f"upgrade deid-annotator to use it")
 
 
 def check_model_destination(directory: str | Path) -> None:

@@ -14,13 +14,11 @@ to ``None`` for plain Viterbi). A span's confidence is the smallest P(PHI) of it
 tokens; :meth:`CrfTagger.predict_token_marginals` gives every token's P(PHI) and label
 probabilities, for recall-oriented cut-offs and for union/stacked taggers.
 
-``word_clusters``: ``"glove"`` (the default; English) uses the clusters of GloVe 6B shipped
-with the program (:mod:`deid_annotator.knowledge.glove_clusters`); or a clusters file
-(:mod:`deid_annotator.embeddings.clusters`, k-means over
-vectors pretrained on the project's notes, annotated or not) adds each word's cluster ids as
-features, so a name unseen in the gold can look like the gold's names. The clusters are
-copied into the model folder (``word_clusters.tsv``, owner-only: the vocabulary is PHI), so
-a saved model never needs the original file again.
+``word_clusters``: ``"glove"`` (the default; English) adds each word's cluster ids among the
+clusters of GloVe 6B shipped with the program (:mod:`deid_annotator.knowledge.glove_clusters`)
+as features, so a name unseen in the gold can look like the gold's names; None: no cluster
+features. Models trained before with clusters of a project's own vectors (measured no gain,
+docs/not-taken.md) keep theirs in the model folder (``word_clusters.tsv``) and still tag.
 """
 from __future__ import annotations
 
@@ -28,6 +26,7 @@ import hashlib
 import os
 import struct
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +37,7 @@ from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
-from .augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
-from .base import Tagger, training_notes, training_summary, with_defaults
+from .base import Tagger, lowered, training_notes, training_summary
 from .features import FeatureExtractor, is_phi_match
 from .patterns import TITLES
 
@@ -48,39 +46,6 @@ CLUSTERS_FILE = "word_clusters.tsv"
 #: The SHA-256 of MODEL_FILE, written beside it: CRFsuite reads the file without checks, so a
 #: damaged byte could crash the process instead of raising (models saved before have none).
 DIGEST_FILE = "crf.crfsuite.sha256"
-
-DEFAULTS: dict[str, Any] = {
-    "c1": 0.01,                 # L1 penalty (sparse models)
-    "c2": 0.01,                 # L2 penalty
-    "max_iterations": 100,
-    "all_possible_transitions": True,
-    "min_freq": 1,              # drop features seen fewer times in training
-    "threshold": 0.15,          # P(not O) at which a token becomes PHI; None: Viterbi only
-    "window": 2,
-    "max_len": 150,             # tokens per sequence at most
-    # Sequences without PHI kept for training, at most this many per sequence with PHI
-    # (a random, seeded sample; faster training, more recall). None keeps all.
-    "max_negative_ratio": 2.5,
-    # Sequences without PHI where a PHI pattern or a name/place rule matches ("hard
-    # negatives": "Foley draining", "Hickman flushed", a phone-like number) are all kept,
-    # beside the random sample above: the model learns when such a match is no PHI.
-    # Measured: +0.021 mean token F1 on three validation splits, mostly precision (docs/benchmarks.md).
-    "keep_hard_negatives": True,
-    "seed": 13,
-    # A word clusters file (pretrain-embeddings --clusters); read at fit, then kept in the
-    # model folder. None: no cluster features.
-    # "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors, where the
-    # language has them (English; other languages go without); not copied into the model.
-    # Measured on validation patients, 3 splits: token F1 +0.005 after 50 notes, +0.004 on
-    # all the training notes (benchmarks/knowledge_ablation.py).
-    "word_clusters": "glove",
-    # Augmented copies of each PHI-bearing training note (.augmentation): the same contexts
-    # with other values, from "training" (other spans' values) or "surrogates" (Faker). Only
-    # their lines with PHI are trained on. Measured: no lever on physionet-dev (docs/not-taken.md).
-    "augment_copies": 0,
-    "augment_source": "training",
-}
-
 
 #: Below this P(PHI), a token's per-label probabilities are not computed.
 _MIN_LABEL_PROB = 1e-3
@@ -242,69 +207,105 @@ def _complete_names(text: str, tokens: Sequence[Token], tags: list[str], phi: li
 class CrfTagger(Tagger):
     name = "crf"
     trainable = True
+    retired_options = frozenset({"augment_copies", "augment_source"})
 
-    def __init__(self, lang: str = "en", **options: Any):
-        super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
-        self._check_options()
+    threshold_params = ("threshold",)
+
+    def __init__(self, lang: str = "en", *,
+                 c1: float = 0.01,                  # L1 penalty (sparse models)
+                 c2: float = 0.01,                  # L2 penalty
+                 max_iterations: int = 100,
+                 all_possible_transitions: bool = True,
+                 min_freq: int = 1,                 # drop features seen fewer times in training
+                 threshold: float | None = 0.15,    # P(not O) at which a token becomes PHI;
+                                                    # None: Viterbi only
+                 window: int = 2,
+                 max_len: int = 150,                # tokens per sequence at most
+                 # Sequences without PHI kept for training, at most this many per sequence
+                 # with PHI (a random, seeded sample; faster training, more recall). None
+                 # keeps all.
+                 max_negative_ratio: float | None = 2.5,
+                 # Sequences without PHI where a PHI pattern or a name/place rule matches
+                 # ("hard negatives": "Foley draining", "Hickman flushed", a phone-like
+                 # number) are all kept, beside the random sample above: the model learns
+                 # when such a match is no PHI. Measured: +0.021 mean token F1 on three
+                 # validation splits, mostly precision (docs/benchmarks.md).
+                 keep_hard_negatives: bool = True,
+                 seed: int = 13,
+                 # "glove" (the default): the shipped clusters of the GloVe 6B 50-d vectors,
+                 # where the language has them (English; other languages go without); not
+                 # copied into the model. None: no cluster features. Measured on validation
+                 # patients, 3 splits: token F1 +0.005 after 50 notes, +0.004 on all the
+                 # training notes (benchmarks/knowledge_ablation.py).
+                 word_clusters: str | None = "glove"):
+        super().__init__(lang)
+        self.c1, self.c2, self.max_iterations = c1, c2, max_iterations
+        self.all_possible_transitions, self.min_freq = all_possible_transitions, min_freq
+        self.threshold, self.window, self.max_len = threshold, window, max_len
+        self.max_negative_ratio, self.keep_hard_negatives = max_negative_ratio, keep_hard_negatives
+        self.seed, self.word_clusters = seed, word_clusters
         self._model: bytes | None = None
         self._tagger = None
+        self._per_thread = threading.local()
         self._tokenizer: Tokenizer | None = None
         self._fx: FeatureExtractor | None = None
-        self._clusters = None  # WordClusters, once read (fit) or loaded (model folder)
+        self._clusters = None  # the word clusters, once read (fit) or loaded (model folder)
 
-    def _check_options(self) -> None:
-        o = self.options
+    def _config(self) -> dict[str, Any]:
+        """The parameters checked and as numbers (a DeidError names the one that is wrong)."""
+        o: dict[str, Any] = {}
         try:
             for key in ("c1", "c2"):
-                o[key] = float(o[key])
+                o[key] = float(getattr(self, key))
                 if o[key] < 0:
                     raise ValueError(f"{key} must be >= 0")
             for key in ("max_iterations", "window", "max_len", "min_freq", "seed"):
-                o[key] = int(o[key])
+                o[key] = int(getattr(self, key))
+            o["max_negative_ratio"] = self.max_negative_ratio
             if o["max_negative_ratio"] is not None:
                 o["max_negative_ratio"] = float(o["max_negative_ratio"])
                 if o["max_negative_ratio"] < 0:
                     raise ValueError("max_negative_ratio must be >= 0 or None")
             if o["max_iterations"] < 1 or o["max_len"] < 2 or o["window"] < 0:
                 raise ValueError("max_iterations >= 1, max_len >= 2, window >= 0")
-            o["augment_copies"] = int(o["augment_copies"])
-            if o["augment_copies"] < 0 or o["augment_source"] not in AUGMENT_SOURCES:
-                raise ValueError(f"augment_copies must be >= 0 and augment_source one of "
-                                 f"{', '.join(AUGMENT_SOURCES)}")
-            o["all_possible_transitions"] = bool(o["all_possible_transitions"])
-            if not isinstance(o["keep_hard_negatives"], bool):  # "False" would read as true
+            o["all_possible_transitions"] = bool(self.all_possible_transitions)
+            if not isinstance(self.keep_hard_negatives, bool):  # "False" would read as true
                 raise ValueError(f"keep_hard_negatives must be true or false, "
-                                 f"not {o['keep_hard_negatives']!r}")
-            clusters = o["word_clusters"]
-            if isinstance(clusters, os.PathLike):
-                o["word_clusters"] = os.fspath(clusters)  # the manifest is JSON
-            elif clusters is not None and not (isinstance(clusters, str) and clusters):
-                raise ValueError(f"word_clusters must be the path of a clusters file, "
-                                 f"not {clusters!r}")
+                                 f"not {self.keep_hard_negatives!r}")
+            o["keep_hard_negatives"] = self.keep_hard_negatives
+            clusters = self.word_clusters
+            if clusters is not None and not (isinstance(clusters, str) and clusters):
+                raise ValueError(f"word_clusters must be 'glove' or None, not {clusters!r}")
+            o["word_clusters"] = clusters
+            o["threshold"] = self.threshold
             if o["threshold"] is not None:
                 o["threshold"] = float(o["threshold"])
                 if not 0.0 < o["threshold"] <= 1.0:
                     raise ValueError("threshold must be in (0, 1] or None")
         except (TypeError, ValueError) as exc:
-            raise DeidError(f"crf tagger: bad option: {exc}") from None
+            raise DeidError(f"crf tagger: bad parameter: {exc}") from None
+        return o
+
+    def check_params(self) -> None:
+        self._config()
 
     # -- helpers ------------------------------------------------------------------
     @property
     def extractor(self) -> FeatureExtractor:
-        if self._fx is None:
-            self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"], clusters=self._clusters)
+        o = self._config()
+        if self._fx is None or (self._fx.window, self._fx.max_len) != (o["window"], o["max_len"]):
+            self._fx = FeatureExtractor(window=o["window"], max_len=o["max_len"],
+                                        clusters=self._clusters)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":
-        """Use these :class:`~deid_annotator.embeddings.clusters.WordClusters` (instead of
-        reading the ``word_clusters`` file) from the next ``fit`` on."""
+        """Use these clusters (``of(word)`` -> cluster ids) as features from now on."""
         self._clusters = clusters
         self._fx = None
         return self
 
     def _read_clusters_option(self) -> None:
-        path = self.options["word_clusters"]
+        path = self.word_clusters
         if path == "glove":
             if self._clusters is None:
                 from ..knowledge.glove_clusters import glove_clusters_for
@@ -314,28 +315,37 @@ class CrfTagger(Tagger):
                     self.use_word_clusters(clusters)
             return
         if path is not None and self._clusters is None:
-            from ..embeddings.clusters import WordClusters
-
-            self.use_word_clusters(WordClusters.load(path))
+            raise DeidError(f"crf tagger: word_clusters must be 'glove' or None, not {path!r}: "
+                            f"clusters of a project's own vectors were removed (they measured no "
+                            f"gain, see docs/not-taken.md)")
 
     def _require_model(self):
+        """This thread's CRFsuite tagger of the model: a CRFsuite tagger keeps the sequence
+        being tagged (``set``, then ``tag`` and ``marginal``), so threads predicting at once
+        (the app's and a retrain's) each read the model through their own."""
         if self._tagger is None:
             raise ModelError("the crf tagger has not been trained or loaded; fit() or load() it "
                              "first")
-        return self._tagger
+        mine = getattr(self._per_thread, "tagger", None)
+        if mine is None or self._per_thread.model is not self._model:
+            mine = _pycrfsuite().Tagger()
+            mine.open_inmemory(self._model)
+            self._per_thread.tagger, self._per_thread.model = mine, self._model
+        return mine
 
     def _open(self, model: bytes) -> None:
         tagger = _pycrfsuite().Tagger()
         tagger.open_inmemory(model)
         self._model = model
-        self._tagger = tagger
+        self._tagger = tagger         # the model's labels; each thread tags with its own
+        self._per_thread = threading.local()
 
     # -- training -----------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "CrfTagger":
+        o = self._config()
         notes = training_notes(self.name, notes)
         started = time.perf_counter()
         self._read_clusters_option()
-        o = self.options
         trainer_cls = _make_trainer(progress, o["max_iterations"])
         trainer = trainer_cls(verbose=True)  # messages feed on_iteration
         trainer.select("lbfgs", "crf1d")
@@ -350,19 +360,17 @@ class CrfTagger(Tagger):
         negatives: list[tuple[list, list]] = []
         hard_negatives: list[tuple[list, list]] = []
         keep_hard = o["keep_hard_negatives"]
-        positives = original_positives = 0
+        positives = 0
         fx, tok = self.extractor, self.tokenizer
-        copies = augmented_copies(notes, o["augment_copies"], o["augment_source"], o["seed"])
-        originals, total = len(notes), len(notes) + len(copies)
-        for k, note in enumerate(notes + copies):
+        total = len(notes)
+        for k, note in enumerate(notes):
             if progress is not None and progress.cancelled:
                 raise CancelledError("cancelled by the user")
             if note.text.strip():
                 tokens = tok(note.text)
                 tags, problems = spans_to_bio(tokens, note.spans)
-                if k < originals:  # the summary counts the real notes only
-                    misaligned += len(problems)
-                    examples += [p.describe(note.id) for p in problems[:3]]
+                misaligned += len(problems)
+                examples += [p.describe(note.id) for p in problems[:3]]
                 seqs = fx.sequences(note.text, tokens)
                 feats = fx.note_features(note.text, tokens, seqs)
                 for s in seqs:
@@ -371,22 +379,20 @@ class CrfTagger(Tagger):
                     if any(t != "O" for t in ys):
                         trainer.append(xs, ys)
                         positives += 1
-                        original_positives += k < originals
-                    elif k < originals:  # a copy's lines without PHI repeat the original's
+                    else:
                         hard = keep_hard and any(is_phi_match(key) for x in xs for key in x)
                         (hard_negatives if hard else negatives).append((xs, ys))
-                if k < originals:
-                    n_tokens += len(tokens)
-                    n_seq += len(seqs)
+                n_tokens += len(tokens)
+                n_seq += len(seqs)
             if k % 20 == 0 or k == total - 1:
                 report(progress, "features", k + 1, total, f"note {k + 1} of {total}")
         if n_seq == 0:
             raise DeidError("crf tagger: the training notes hold no text")
         ratio = o["max_negative_ratio"]
-        if ratio is not None and len(negatives) > ratio * original_positives:
+        if ratio is not None and len(negatives) > ratio * positives:
             import random
 
-            keep = max(1, int(ratio * original_positives))
+            keep = max(1, int(ratio * positives))
             negatives = random.Random(o["seed"]).sample(negatives, keep)
         for xs, ys in hard_negatives + negatives:
             trainer.append(xs, ys)
@@ -420,7 +426,6 @@ class CrfTagger(Tagger):
             "sequences": n_seq,
             "trained_sequences": positives + n_negatives,
             "hard_negative_sequences": n_hard,
-            "augmented_copies": len(copies),
             "misaligned_spans": misaligned,
             "misaligned_examples": examples[:5],
             "iterations": last.get("num"),
@@ -431,22 +436,23 @@ class CrfTagger(Tagger):
             summary["word_clusters"] = {"words": len(self._clusters),
                                         "sizes": list(self._clusters.sizes)}
         self.training = summary
-        self.learn_common_words(notes)
         return self
 
     # -- prediction -----------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
         self._require_model()
         out: list[list[Span]] = []
-        notes = list(notes)
         for k, note in enumerate(notes):
-            tm = self.predict_token_marginals(note)
+            tm = self.predict_token_marginals(note, min_confidence)
             out.append(bio_to_spans(tm.tokens, tm.tags, tm.phi, source=self.name))
             report(progress, "tag", k + 1, len(notes))
         return out
 
-    def predict_token_marginals(self, note: Note | str) -> TokenMarginals:
-        """Every token's P(PHI), label probabilities and decoded tag for one note."""
+    def predict_token_marginals(self, note: Note | str, min_confidence: float | None = None
+                                ) -> TokenMarginals:
+        """Every token's P(PHI), label probabilities and decoded tag for one note; the tags
+        decoded at the operating point ``min_confidence`` (see ``predict``)."""
         tagger = self._require_model()
         text = note.text if isinstance(note, Note) else note
         tokens = self.tokenizer(text) if text.strip() else []
@@ -461,7 +467,7 @@ class CrfTagger(Tagger):
         all_tags = tagger.labels()
         has_o = "O" in all_tags
         tagset = [t for t in all_tags if t != "O"]
-        threshold = self.options["threshold"]
+        threshold = lowered(self._config()["threshold"], min_confidence)
         for s in seqs:
             tagger.set([feats[i] for i in range(s.first, s.last)])
             viterbi = tagger.tag()
@@ -494,7 +500,7 @@ class CrfTagger(Tagger):
         (directory / MODEL_FILE).write_bytes(self._model)
         (directory / DIGEST_FILE).write_text(hashlib.sha256(self._model).hexdigest() + "\n",
                                              encoding="ascii")
-        if self._clusters is not None and self.options["word_clusters"] != "glove":
+        if self._clusters is not None and self.word_clusters != "glove":
             self._clusters.save(directory / CLUSTERS_FILE)  # owner-only: names are PHI
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
@@ -513,13 +519,13 @@ class CrfTagger(Tagger):
                                  f"({DIGEST_FILE}): it was changed or damaged after it was saved")
         self._open(model)
         clusters_path = directory / CLUSTERS_FILE
-        if self.options["word_clusters"] == "glove":
+        if self.word_clusters == "glove":
             self._read_clusters_option()       # shipped with the program, not the model
         elif clusters_path.is_file():
             from ..embeddings.clusters import WordClusters
 
             self.use_word_clusters(WordClusters.load(clusters_path))
-        elif self.options["word_clusters"] is not None:
+        elif self.word_clusters is not None:
             raise ModelError(f"{directory}: the crf model was trained with word clusters but "
                              f"{CLUSTERS_FILE} is missing")
         labels = {t[2:] for t in self._tagger.labels() if t != "O"}

@@ -15,27 +15,33 @@ copied. The words come from the project's own notes, in any language: no list is
 A tagger that knows no such words (never fitted, as the ``rules`` tagger of a project's
 first batch, or saved before propagation existed) copies nothing.
 
-Every tagger's ``predict`` applies it (:meth:`deid_annotator.taggers.base.Tagger.predict`)
-with two options all taggers share:
+It is a step of its own after a tagger's ``predict`` (as Presidio separates recognizers
+from operators): :class:`Propagation`, with two parameters,
 
-* ``propagate``: ``"patient"`` (notes with the same ``patient`` in their metadata form a
+* ``scope``: ``"patient"`` (notes with the same ``patient`` in their metadata form a
   group, a note without one is a group alone), ``"note"`` (each note alone), or
   ``"none"``. The default is ``"patient"``;
-* ``propagate_min_confidence``: the least confidence of a span whose string is copied
-  (0.5). A copy takes the label and the confidence of the most confident span of its
-  string, so the operating point filters it as it filters the original.
+* ``min_confidence``: the least confidence of a span whose string is copied (0.5). A copy
+  takes the label and the confidence of the most confident span of its string, so the
+  operating point filters it as it filters the original.
+
+``fit`` learns the ordinary words from the training notes, ``apply(notes, predictions)``
+adds the copies; it is saved in the model directory beside the tagger (its parameters in
+``model.json`` under ``"propagation"``, the words in ``common_words.txt``) and read back by
+:meth:`Propagation.load` (models saved before it was a step of its own kept its parameters
+among the tagger's options, ``propagate`` and ``propagate_min_confidence``).
 
 Matching is the exact matching of the editor's "same decision elsewhere"
 (:mod:`deid_annotator.occurrences`): case and runs of white space ignored, at word
 boundaries. A copy never overlaps a span the tagger predicted; a
 longer string is copied before a shorter one inside it.
 
-What is copied depends on which notes are tagged together. The loop's pre-annotation
-therefore predicts with propagation off (:func:`turned_off`) and propagates over each
-batch's notes (:func:`deid_annotator.loop.batches.propagate_in_batch`): a batch gets the
-same spans whether its notes were pre-annotated ahead or when it was made. There the gold
-of the same patients' annotated notes is a source too: what annotators marked in a
-patient's earlier notes is proposed in the patient's next batch.
+What is copied depends on which notes are propagated together. The loop's pre-annotation
+therefore propagates over each batch's notes
+(:func:`deid_annotator.loop.batches.propagate_in_batch`): a batch gets the same spans
+whether its notes were pre-annotated ahead or when it was made. There the gold of the same
+patients' annotated notes is a source too: what annotators marked in a patient's earlier
+notes is proposed in the patient's next batch.
 """
 from __future__ import annotations
 
@@ -44,12 +50,13 @@ import os
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import AbstractSet, Any, ContextManager, Iterable, Mapping, Sequence
+from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
 from ..corpus import Note, Span
 from ..errors import DeidError, ModelError
 from ..occurrences import exact_pattern_of_any, normalise
-from .options import options_set
+from .manifest import LEGACY_PROPAGATION_OPTIONS, PROPAGATION_KEY, read_manifest
+from .params import Parameters
 
 SCOPES = ("patient", "note", "none")
 #: A word the training notes use outside PHI in this many notes is an ordinary word.
@@ -57,35 +64,14 @@ COMMON_IN_NOTES = 2
 #: Where a saved model keeps its ordinary words (one per line).
 COMMON_WORDS_FILE = "common_words.txt"
 _WORD = re.compile(r"\w+")
-DEFAULTS: dict[str, Any] = {"propagate": "patient", "propagate_min_confidence": 0.5}
+DEFAULT_SCOPE = "patient"
+DEFAULT_MIN_CONFIDENCE = 0.5
+#: Where a saved model's ``model.json`` keeps the parameters.
+MANIFEST_KEY = PROPAGATION_KEY
+#: The tagger options that held them in models saved before (and the train flags' names).
+LEGACY_OPTIONS = LEGACY_PROPAGATION_OPTIONS
 #: Shorter strings ("Dr", "MD", initials) recur as ordinary words.
 MIN_CHARACTERS = 3
-
-
-def check_options(tagger: str, options: dict[str, Any]) -> None:
-    """A clear DeidError for a bad ``propagate`` or ``propagate_min_confidence``."""
-    scope = options.get("propagate", DEFAULTS["propagate"])
-    if scope not in SCOPES:
-        raise DeidError(f"{tagger} tagger: option propagate must be one of "
-                        f"{', '.join(SCOPES)}, not {scope!r}")
-    floor = options.get("propagate_min_confidence", DEFAULTS["propagate_min_confidence"])
-    if isinstance(floor, bool) or not isinstance(floor, (int, float)) \
-            or not math.isfinite(floor) or not 0.0 <= floor <= 1.0:
-        raise DeidError(f"{tagger} tagger: option propagate_min_confidence must be a number "
-                        f"from 0 to 1, not {floor!r}")
-
-
-def settings(options: Mapping[str, Any] | None) -> tuple[str, float]:
-    """(scope, min_confidence) of a tagger's options; the shared defaults where unset."""
-    options = options or {}
-    return (options.get("propagate", DEFAULTS["propagate"]),
-            float(options.get("propagate_min_confidence", DEFAULTS["propagate_min_confidence"])))
-
-
-def turned_off(tagger) -> ContextManager[None]:
-    """Let ``tagger`` (and its members) predict without propagation while inside; restored
-    on exit. Call it holding the loop's ``PREDICT_LOCK``: loaded taggers are shared."""
-    return options_set(tagger, lambda options: {"propagate": "none"})
 
 
 def common_words(notes: Iterable[Note], min_notes: int = COMMON_IN_NOTES) -> frozenset[str]:
@@ -141,8 +127,8 @@ def _copyable(value: str) -> bool:
 
 
 def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]], *,
-                    scope: str = DEFAULTS["propagate"],
-                    min_confidence: float = DEFAULTS["propagate_min_confidence"],
+                    scope: str = DEFAULT_SCOPE,
+                    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
                     common: AbstractSet[str] = frozenset(),
                     known: Sequence[Note] = ()) -> list[list[Span]]:
     """``predictions`` (one list per note) with the copies added; a list that gained copies
@@ -188,6 +174,92 @@ def propagate_spans(notes: Sequence[Note], predictions: Sequence[Sequence[Span]]
     return out
 
 
-__all__ = ["SCOPES", "DEFAULTS", "MIN_CHARACTERS", "COMMON_IN_NOTES", "COMMON_WORDS_FILE",
-           "check_options", "settings", "turned_off", "common_words", "write_common_words",
-           "read_common_words", "propagate_spans"]
+class Propagation(Parameters):
+    """Propagation as a post-processing step (see the module docstring): ``fit`` learns the
+    ordinary words of the training notes, ``apply`` copies strings found to where they recur.
+    A propagation that learnt no words (never fitted, or a model saved before propagation
+    existed) copies nothing."""
+
+    def __init__(self, scope: str = DEFAULT_SCOPE, min_confidence: float = DEFAULT_MIN_CONFIDENCE):
+        self.scope = scope
+        self.min_confidence = min_confidence
+        self.common_words: frozenset[str] = frozenset()
+
+    def check(self, where: str = "propagation") -> "Propagation":
+        """A clear DeidError naming ``where`` and the parameter when one is bad."""
+        if self.scope not in SCOPES:
+            raise DeidError(f"{where}: scope must be one of {', '.join(SCOPES)}, "
+                            f"not {self.scope!r}")
+        floor = self.min_confidence
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) \
+                or not math.isfinite(floor) or not 0.0 <= floor <= 1.0:
+            raise DeidError(f"{where}: min_confidence must be a number from 0 to 1, "
+                            f"not {floor!r}")
+        return self
+
+    def fit(self, notes: Iterable[Note]) -> "Propagation":
+        """Learn the words ``notes`` use outside their gold spans (:func:`common_words`)."""
+        self.check()
+        self.common_words = common_words(notes)
+        return self
+
+    def apply(self, notes: Sequence[Note], predictions: Sequence[Sequence[Span]], *,
+              known: Sequence[Note] = ()) -> list[list[Span]]:
+        """``predictions`` (one list per note) with the copies added (:func:`propagate_spans`)."""
+        if not self.common_words:
+            return [list(spans) for spans in predictions]
+        self.check()
+        return propagate_spans(notes, predictions, scope=self.scope,
+                               min_confidence=float(self.min_confidence),
+                               common=self.common_words, known=known)
+
+    # -- in a model directory ------------------------------------------------------------
+    def manifest_entry(self) -> dict[str, Any]:
+        """What ``model.json`` records under :data:`MANIFEST_KEY`."""
+        return self.get_params()
+
+    def save(self, directory: str | os.PathLike) -> None:
+        """Write the ordinary words into a model directory (the parameters go into its
+        ``model.json``: :meth:`manifest_entry`, written by the tagger's ``save``)."""
+        if self.common_words:
+            write_common_words(Path(directory), self.common_words)
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any], directory: str | os.PathLike
+                      ) -> "Propagation":
+        """The propagation saved in a model directory whose ``model.json`` is ``manifest``;
+        a model saved before propagation was a step of its own holds its parameters among
+        the tagger's options."""
+        entry = manifest.get(MANIFEST_KEY)
+        if isinstance(entry, dict):
+            params = {k: v for k, v in entry.items() if k in ("scope", "min_confidence")}
+        else:
+            options = manifest.get("options") or {}
+            params = {new: options[old] for old, new in LEGACY_OPTIONS.items() if old in options}
+        propagation = cls(**params)
+        try:
+            propagation.check()
+        except DeidError as exc:
+            raise ModelError(f"{Path(directory) / 'model.json'}: {exc}") from None
+        propagation.common_words = read_common_words(Path(directory))
+        return propagation
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> "Propagation":
+        """The propagation saved with the model in ``directory``."""
+        return cls.from_manifest(read_manifest(directory), directory)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], "Propagation"]:
+    """Tagger options as callers give them (``propagate`` and ``propagate_min_confidence``
+    among them, as ``train --propagate`` and the loop's tagger options name them): the
+    tagger's, and the :class:`Propagation` those two ask for (unfitted)."""
+    rest = {k: v for k, v in options.items() if k not in LEGACY_OPTIONS}
+    return rest, Propagation(**{LEGACY_OPTIONS[k]: v for k, v in options.items()
+                                if k in LEGACY_OPTIONS})
+
+
+__all__ = ["SCOPES", "DEFAULT_SCOPE", "DEFAULT_MIN_CONFIDENCE", "MIN_CHARACTERS",
+           "COMMON_IN_NOTES", "COMMON_WORDS_FILE", "LEGACY_OPTIONS", "MANIFEST_KEY",
+           "Propagation", "split_options", "common_words", "write_common_words", "read_common_words",
+           "propagate_spans"]

@@ -9,7 +9,7 @@ Rules produce generic categories with a finer kind, written ``CATEGORY.kind``
    evidence, its category) the majority gold label of the spans its matches overlap;
    a key whose matches rarely overlap gold PHI (precision under ``min_precision``)
    is switched off, and the measured precision becomes the span confidence;
-2. when the project's labels (the ``labels`` option, or the labels seen by ``fit``)
+2. when the project's labels (the ``project_labels`` parameter, or the labels seen by ``fit``)
    are i2b2-2014 PHI types, the i2b2 catalogue (:mod:`deid_annotator.labels`);
 3. otherwise labels whose names resemble a category ("Date" for DATE, a label with
    "name" in it for NAME), or the generic category names themselves.
@@ -32,7 +32,7 @@ from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer
 from . import register
 from . import patterns as P
-from .base import Tagger, training_summary, with_defaults
+from .base import Tagger, lowered, training_summary
 from .gazetteers import CITY, COUNTRY, HOLIDAY, PROFESSION, STATE, Gazetteers, fold, \
     load_gazetteers
 from .patterns import PatternMatch
@@ -63,14 +63,6 @@ _LABEL_HINTS: dict[str, tuple[str, ...]] = {
     "LOCATION": ("location", "loc", "place", "address", "city", "hospital", "geo"),
     "PROFESSION": ("profession", "job", "occupation"),
 }
-
-DEFAULTS: dict[str, Any] = {
-    "labels": None,           # the project's label set, when known before fit
-    "min_precision": 0.2,     # keys below this precision on gold data are switched off
-    "min_support": 3,         # matches needed to judge a key on its own
-    "min_confidence": 0.4,    # spans below this confidence are not output
-}
-
 
 # -- rule matching ----------------------------------------------------------------------
 
@@ -534,22 +526,45 @@ class RulesTagger(Tagger):
     name = "rules"
     trainable = False
 
-    def __init__(self, lang: str = "en", **options: Any):
-        merged = with_defaults(self.name, options, DEFAULTS, also=frozenset({"mapping"}))
-        labels = merged.get("labels")
+    #: Called ``labels`` before: the tagger's labels are what ``fit`` learns.
+    renamed_options = {"labels": "project_labels"}
+    threshold_params = ("min_confidence",)
+
+    def __init__(self, lang: str = "en", *,
+                 project_labels: Sequence[str] | None = None,  # the project's label set, when
+                                                               # known before fit
+                 min_precision: float = 0.2,   # keys below this precision on gold data are off
+                 min_support: int = 3,         # matches needed to judge a key on its own
+                 min_confidence: float | None = 0.4):  # spans below this are not output
+        super().__init__(lang)
+        self.project_labels = project_labels
+        self.min_precision, self.min_support = min_precision, min_support
+        self.min_confidence = min_confidence
+        #: key or category -> (label or None, confidence or None); learned by fit
+        self.mapping: dict[str, list] = {}
+        if isinstance(project_labels, (list, tuple)):
+            self.labels = list(project_labels)
+        self._tokenizer: Tokenizer | None = None
+
+    def check_params(self) -> None:
+        labels = self.project_labels
         if labels is not None and (isinstance(labels, str) or not all(
                 isinstance(x, str) for x in labels)):
-            raise DeidError("rules tagger: the 'labels' option must be a list of label names")
-        super().__init__(lang=lang, **merged)
-        #: key or category -> (label or None, confidence or None); learned by fit
-        self.mapping: dict[str, list] = dict(merged.get("mapping") or {})
-        self.options.pop("mapping", None)
-        if labels:
-            self.labels = list(labels)
-        self._tokenizer: Tokenizer | None = None
+            raise DeidError("rules tagger: the 'project_labels' parameter must be a list of "
+                            "label names")
+        for key, low in (("min_precision", 0.0), ("min_support", 0)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+                raise DeidError(f"rules tagger: {key} must be a number >= {low}, not {value!r}")
+        floor = self.min_confidence
+        if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))
+                                  or not 0.0 <= floor <= 1.0):
+            raise DeidError(f"rules tagger: min_confidence must be a number from 0 to 1 or "
+                            f"None, not {floor!r}")
 
     # -- fit: record labels, learn the mapping from gold spans -----------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "RulesTagger":
+        self.check_params()
         started = time.perf_counter()
         notes = list(notes)
         seen = Counter(s.label for n in notes for s in n.spans)
@@ -574,7 +589,7 @@ class RulesTagger(Tagger):
                     stats[_category(m.key)][label] += 1
             report(progress, "fit", k + 1, len(notes))
         mapping: dict[str, list] = {}
-        min_p, min_n = self.options["min_precision"], self.options["min_support"]
+        min_p, min_n = self.min_precision, self.min_support
         for key, counts in stats.items():
             total = sum(counts.values())
             if total < min_n:
@@ -590,7 +605,6 @@ class RulesTagger(Tagger):
         self.training = training_summary(notes, time.perf_counter() - started)
         self.training["rule_keys"] = {k: dict((str(lab), c) for lab, c in v.items())
                                       for k, v in sorted(stats.items()) if "." in k}
-        self.learn_common_words(notes)
         return self
 
     def label_for(self, key: str) -> tuple[str | None, float | None]:
@@ -616,15 +630,17 @@ class RulesTagger(Tagger):
         return _category(key), None
 
     # -- predict ------------------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
+        self.check_params()
         out: list[list[Span]] = []
-        notes = list(notes)
         for k, note in enumerate(notes):
-            out.append(self.predict_text(note.text))
+            out.append(self.predict_text(note.text, min_confidence))
             report(progress, "tag", k + 1, len(notes))
         return out
 
-    def predict_text(self, text: str) -> list[Span]:
+    def predict_text(self, text: str, min_confidence: float | None = None) -> list[Span]:
+        """The spans of one text, at the operating point ``min_confidence`` (see ``predict``)."""
         if not text.strip():
             return []
         matches = find_rule_matches(text, self.tokenizer(text))
@@ -635,7 +651,7 @@ class RulesTagger(Tagger):
                 continue
             c = m.confidence if conf is None else min(1.0, 0.5 * m.confidence + 0.5 * conf)
             scored.append(PatternMatch(m.start, m.end, label, m.kind, round(float(c), 4)))
-        floor = float(self.options.get("min_confidence") or 0.0)
+        floor = float(lowered(self.min_confidence, min_confidence) or 0.0)
         return [Span(m.start, m.end, m.category, self.name, m.confidence)
                 for m in P.resolve(scored) if m.confidence >= floor]
 

@@ -10,9 +10,10 @@ member trained on K-1 folds predicting the held-out one. The members are then re
 on all notes for tagging.
 
 A span's confidence is the classifier's probability; ``predict`` keeps candidates at or
-above ``threshold`` (the operating point) and merges overlapping ones. Unless given,
-the threshold is the highest whose cross-validated token recall on the training notes
-reaches ``target_recall``: never chosen on test notes.
+above the threshold (``threshold_``: the ``threshold`` parameter, or unless given the one
+chosen on cross-validation of the training notes: the highest whose token recall reaches
+``target_recall``, else the best token F-beta; never chosen on test notes) and merges
+overlapping ones.
 """
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from ..evaluation.operating_points import DEFAULT_THRESHOLDS, TokenConfidences
 from ..progress import Progress, report
 from ..splits import group_key
 from . import create_tagger, register, tagger_class, tagger_names
-from .base import Tagger, training_summary, with_defaults
+from .base import Tagger, lowered, training_summary
+from .propagation import DEFAULT_MIN_CONFIDENCE, DEFAULT_SCOPE, Propagation
 from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
@@ -46,30 +48,7 @@ CLASSIFIERS = ("hgb", "logistic", "svm")
 AUTO_CLASSIFIERS = ("hgb", "logistic")
 INNER_FOLDS = 3
 
-DEFAULTS: dict[str, Any] = {
-    # measured on physionet-dev (docs/benchmarks.md), chosen on the training CV: crf is essential, the
-    # bilstm-crf adds CV token F2 0.874 -> 0.894 (and trains ~1.5x longer); rules and tbed
-    # each add little beside the others
-    "members": ["rules", "tbed", "crf", "bilstm-crf"],
-    "folds": 4,                   # patient folds for the members' cross-validated predictions
-    "classifier": "auto",         # auto (best on inner CV) | hgb | logistic | svm
-    "threshold": None,            # operating point; None: chosen on the CV predictions
-    "target_recall": None,        # ... as the highest threshold whose CV token recall reaches
-                                  # this; None: the threshold of the best CV token F-beta
-    "beta": 2.0,                  # recall weighs beta times precision (a missed name is a leak)
-    "marginal_threshold": 1e-4,   # CRF P(PHI) from which tokens become candidates (None: off;
-                                  # the CRF's marginals are peaked: PHI it misses sits near 1e-3)
-    "features": list(FEATURE_GROUPS),
-    # a training candidate counts as PHI when gold spans cover this share of its tokens
-    # (1.0: a candidate with a non-PHI token, "Dr" of "Dr Smith", is a negative)
-    "min_gold_share": 1.0,
-    "member_options": {},         # {member name: {option: value}}
-    # passed on to the members that take them
-    "seed": 13, "device": "auto", "max_epochs": None, "pretrained_vectors": None,
-}
-
-
-def _check_options(o: dict[str, Any]) -> None:
+def _check_options(o: Mapping[str, Any]) -> None:
     members = o["members"]
     if isinstance(members, str) or not members or not all(isinstance(m, str) for m in members):
         raise DeidError("stacked tagger: 'members' must be a non-empty list of tagger names")
@@ -95,6 +74,7 @@ def _check_options(o: dict[str, Any]) -> None:
     if isinstance(groups, str) or not set(groups) <= set(FEATURE_GROUPS) or not groups:
         raise DeidError(f"stacked tagger: 'features' must be a non-empty list of: "
                         f"{', '.join(FEATURE_GROUPS)}")
+    Propagation(o["propagate"], o["propagate_min_confidence"]).check("stacked tagger: propagate")
 
 
 def make_classifier(kind: str, seed: int):
@@ -152,39 +132,88 @@ def _marginal_members(names: Sequence[str]) -> list[str]:
 class StackedTagger(Tagger):
     name = "stacked"
     trainable = True
+    threshold_params = ("threshold",)
 
-    def __init__(self, lang: str = "en", **options: Any):
-        merged = with_defaults(self.name, options, DEFAULTS)
-        merged["members"] = list(merged["members"]) if not isinstance(merged["members"], str) \
-            else merged["members"]
-        _check_options(merged)
-        merged["features"] = [g for g in FEATURE_GROUPS if g in merged["features"]]
-        super().__init__(lang=lang, **merged)
-        self.members: list[Tagger] = []
-        self.classifier = None
+    def __init__(self, lang: str = "en", *,
+                 # measured on physionet-dev (docs/benchmarks.md), chosen on the training CV:
+                 # crf is essential, the bilstm-crf adds CV token F2 0.874 -> 0.894 (and
+                 # trains ~1.5x longer); rules and tbed each add little beside the others
+                 members: Sequence[str] = ("rules", "tbed", "crf", "bilstm-crf"),
+                 folds: int = 4,                # patient folds for the members' CV predictions
+                 classifier: str = "auto",      # auto (best on inner CV) | hgb | logistic | svm
+                 threshold: float | None = None,  # operating point; None: chosen on the CV
+                 target_recall: float | None = None,  # ... as the highest threshold whose CV
+                                                # token recall reaches this; None: the best F-beta
+                 beta: float = 2.0,             # recall weighs beta times precision (a missed
+                                                # name is a leak)
+                 marginal_threshold: float | None = 1e-4,  # CRF P(PHI) from which tokens become
+                                                # candidates (None: off; the CRF's marginals are
+                                                # peaked: PHI it misses sits near 1e-3)
+                 features: Sequence[str] = FEATURE_GROUPS,
+                 # a training candidate counts as PHI when gold spans cover this share of its
+                 # tokens (1.0: a candidate with a non-PHI token, "Dr" of "Dr Smith", is a
+                 # negative)
+                 min_gold_share: float = 1.0,
+                 member_options: Mapping[str, Mapping[str, Any]] | None = None,
+                 # given to the members that take them (None: the member's own default)
+                 seed: int = 13, device: str | None = "auto", max_epochs: int | None = None,
+                 pretrained_vectors: str | None = None,
+                 # the members' own propagation, before their spans become candidates (as each
+                 # member's predictions had it when propagation was part of predict)
+                 propagate: str = DEFAULT_SCOPE,
+                 propagate_min_confidence: float = DEFAULT_MIN_CONFIDENCE):
+        super().__init__(lang)
+        self.members, self.folds, self.classifier = members, folds, classifier
+        self.threshold, self.target_recall, self.beta = threshold, target_recall, beta
+        self.marginal_threshold, self.features = marginal_threshold, features
+        self.min_gold_share, self.member_options = min_gold_share, member_options
+        self.seed, self.device, self.max_epochs = seed, device, max_epochs
+        self.pretrained_vectors = pretrained_vectors
+        self.propagate, self.propagate_min_confidence = propagate, propagate_min_confidence
+        self.members_: list[Tagger] = []
+        self.member_propagations_: list[Propagation] = []
+        self.classifier_ = None
+        self.threshold_: float | None = None         # the threshold in force (fit or load)
         self.word_spread: WordSpread | None = None   # the "spread" features' counts
-        self.builder = FeatureBuilder(merged["members"], _marginal_members(merged["members"]),
-                                      merged["features"])
+        self._builder: tuple[tuple, FeatureBuilder] | None = None
+
+    def check_params(self) -> None:
+        _check_options(self.get_params(deep=False))
+
+    @property
+    def builder(self) -> FeatureBuilder:
+        """The candidates' feature builder for the members and feature groups asked for."""
+        key = (tuple(self.members), tuple(self.features))
+        if self._builder is None or self._builder[0] != key:
+            groups = [g for g in FEATURE_GROUPS if g in self.features]
+            self._builder = (key, FeatureBuilder(list(self.members),
+                                                 _marginal_members(list(self.members)), groups))
+        return self._builder[1]
+
+    def _member_propagation(self) -> Propagation:
+        return Propagation(self.propagate, self.propagate_min_confidence)
 
     # -- training -----------------------------------------------------------------------
     def _new_member(self, name: str) -> Tagger:
-        return create_tagger(name, self.lang, **member_options(self.options, name))
+        return create_tagger(name, self.lang, **member_options(self.get_params(deep=False), name))
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "StackedTagger":
+        self.check_params()
         notes = list(notes)
         if not any(n.spans for n in notes):
             raise DeidError(f"stacked tagger: the {len(notes)} training notes have no PHI spans; "
                             "annotate some notes first")
         started = time.perf_counter()
         try:
-            folds = patient_folds(notes, self.options["folds"], self.options["seed"])
+            folds = patient_folds(notes, self.folds, self.seed)
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
+        template = self._member_propagation()
         cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: self._new_member(n),
-                                            progress)
-              for name in self.options["members"]}
+                                            progress, template)
+              for name in self.members}
         members = []
-        for name in self.options["members"]:
+        for name in self.members:
             report(progress, "stacking", 0, None, f"training {name} on all notes")
             members.append(self._new_member(name).fit(notes, progress=progress))
         self.fit_classifier(notes, cv, members, progress)
@@ -201,8 +230,9 @@ class StackedTagger(Tagger):
         from sklearn.model_selection import GroupKFold, cross_val_predict
         from threadpoolctl import threadpool_limits
 
+        self.check_params()
         notes = list(notes)
-        names = self.options["members"]
+        names = list(self.members)
         if [m.name for m in members] != names:
             raise DeidError(f"stacked tagger: members {[m.name for m in members]} are not {names}")
         started = time.perf_counter()
@@ -216,10 +246,10 @@ class StackedTagger(Tagger):
                             f"{'all' if y.all() else 'never'} PHI; annotate more notes first")
         scored = rows.confidences
 
-        target = self.options["target_recall"]
+        target = self.target_recall
         ceiling = scored(np.ones(len(y))).at(0.0).token.recall
         n_splits = min(INNER_FOLDS, len(set(groups)))
-        kinds = AUTO_CLASSIFIERS if self.options["classifier"] == "auto" else (self.options["classifier"],)
+        kinds = AUTO_CLASSIFIERS if self.classifier == "auto" else (self.classifier,)
         trials: dict[str, dict[str, Any]] = {}
         best = None
         # One thread: the data are small, and OpenMP threads spin against each other (and
@@ -228,13 +258,13 @@ class StackedTagger(Tagger):
             for kind in kinds:
                 report(progress, "stacking", 0, None, f"cross-validating the {kind} classifier")
                 if n_splits >= 2:
-                    cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=self.options["seed"])
-                    oof = cross_val_predict(make_classifier(kind, self.options["seed"]), X, y,
+                    cv = GroupKFold(n_splits=n_splits, shuffle=True, random_state=self.seed)
+                    oof = cross_val_predict(make_classifier(kind, self.seed), X, y,
                                             groups=groups, cv=cv, method="predict_proba")[:, 1]
                 else:  # one patient: no inner CV possible; the training fit stands in
-                    oof = make_classifier(kind, self.options["seed"]).fit(X, y).predict_proba(X)[:, 1]
+                    oof = make_classifier(kind, self.seed).fit(X, y).predict_proba(X)[:, 1]
                 confidences = scored(oof)
-                point = (confidences.best_f(self.options["beta"]) if target is None
+                point = (confidences.best_f(self.beta) if target is None
                          else confidences.for_recall(min(target, ceiling)))
                 trials[kind] = {"average_precision": round(float(average_precision_score(y, oof)), 4),
                                 "threshold": point.threshold if point else None,
@@ -244,21 +274,23 @@ class StackedTagger(Tagger):
                 # target recall; average precision breaks ties
                 figure = 0.0
                 if point is not None:
-                    p_, r_, b2 = point.token.precision, point.token.recall, self.options["beta"] ** 2
+                    p_, r_, b2 = point.token.precision, point.token.recall, self.beta ** 2
                     figure = p_ if target is not None else \
                         (1 + b2) * p_ * r_ / (b2 * p_ + r_) if p_ + r_ else 0.0
                 key = (round(figure, 4), trials[kind]["average_precision"])
                 if best is None or key > best[0]:
                     best = (key, kind, point, confidences)
             _, kind, point, confidences = best
-            from_cv = self.options["threshold"] is None
-            if from_cv:
-                # round down: a rounded-up threshold could lose the recall it was chosen for
-                self.options["threshold"] = math.floor(point.threshold * 1e4) / 1e4 if point else 0.0
-            chosen = confidences.at(self.options["threshold"])
+            from_cv = self.threshold is None
+            # round down: a rounded-up threshold could lose the recall it was chosen for
+            threshold = (math.floor(point.threshold * 1e4) / 1e4 if point else 0.0) if from_cv \
+                else self.threshold
+            chosen = confidences.at(threshold)
             report(progress, "stacking", 0, None, f"training the {kind} classifier on all candidates")
-            self.classifier = make_classifier(kind, self.options["seed"]).fit(X, y)
-        self.members = list(members)
+            classifier = make_classifier(kind, self.seed).fit(X, y)
+        self.classifier_, self.threshold_ = classifier, threshold
+        self.members_ = list(members)
+        self.member_propagations_ = [self._member_propagation().fit(notes)] * len(members)
         counts = {}
         for n in notes:
             for s in n.spans:
@@ -280,7 +312,6 @@ class StackedTagger(Tagger):
             "members": {m.name: m.training for m in members},
         })
         self.training = summary
-        self.learn_common_words(notes)
         return self
 
     def training_rows(self, notes: Sequence[Note], cv_outputs: Mapping[str, Sequence[MemberOutput]],
@@ -290,8 +321,8 @@ class StackedTagger(Tagger):
         ``min_gold_share`` of its tokens, grouped by patient. The ``spread`` features count
         the other patients of ``notes``: held out, a note's patient is new to the model."""
         notes = list(notes)
-        names = self.options["members"]
-        spread = WordSpread.from_notes(notes) if "spread" in self.options["features"] else None
+        names = list(self.members)
+        spread = WordSpread.from_notes(notes) if "spread" in self.features else None
         blocks, targets, groups, spans_of = [], [], [], []
         for k, note in enumerate(notes):
             if progress is not None and progress.cancelled:
@@ -307,7 +338,7 @@ class StackedTagger(Tagger):
                 if rng:
                     gold.update(range(*rng))
             blocks.append(self.builder.matrix(view, cands))
-            targets += [gold_share(c, gold) >= self.options["min_gold_share"] - 1e-9 for c in cands]
+            targets += [gold_share(c, gold) >= self.min_gold_share - 1e-9 for c in cands]
             groups += [group_key(note)] * len(cands)
             spans_of.append([Span(c.start, c.end, "PHI") for c in cands])
             report(progress, "stacking", k + 1, len(notes), "candidate features")
@@ -324,21 +355,23 @@ class StackedTagger(Tagger):
             tokens = self.tokenizer(note.text) if note.text.strip() else []
         view = NoteView(note.text, tokens, outputs,
                         spread if spread is not None else self.word_spread, patient)
-        return view, find_candidates(note.text, tokens, outputs, self.options["marginal_threshold"])
+        return view, find_candidates(note.text, tokens, outputs, self.marginal_threshold)
 
     def _require_model(self) -> None:
-        if self.classifier is None or not self.members:
+        if self.classifier_ is None or not self.members_:
             raise ModelError("the stacked tagger has not been trained or loaded; fit() or load() "
                              "it first")
 
-    def predict_candidates(self, notes: Sequence[Note], progress: Progress | None = None
-                           ) -> list[list[Span]]:
+    def predict_candidates(self, notes: Sequence[Note], progress: Progress | None = None,
+                           min_confidence: float | None = None) -> list[list[Span]]:
         """Every candidate span of each note with its probability as confidence, whatever
-        the threshold (overlapping; for operating points)."""
+        the threshold (overlapping; for operating points); the members decode at the
+        operating point ``min_confidence`` (see ``predict``)."""
         self._require_model()
         notes = list(notes)
-        return self.score_outputs(notes, {m.name: member_outputs(m, notes, progress)
-                                          for m in self.members})
+        return self.score_outputs(notes, {
+            m.name: member_outputs(m, notes, progress, propagation, min_confidence)
+            for m, propagation in zip(self.members_, self.member_propagations_)})
 
     def score_outputs(self, notes: Sequence[Note], per_member: Mapping[str, Sequence[MemberOutput]]
                       ) -> list[list[Span]]:
@@ -348,31 +381,41 @@ class StackedTagger(Tagger):
         fallback = self.labels[0] if self.labels else "PHI"
         out: list[list[Span]] = []
         for k, note in enumerate(notes):
-            view, cands = self._candidates(note, {n: per_member[n][k] for n in self.options["members"]})
+            view, cands = self._candidates(note, {n: per_member[n][k] for n in self.members})
             if not cands:
                 out.append([])
                 continue
-            probs = self.classifier.predict_proba(self.builder.matrix(view, cands))[:, 1]
+            probs = self.classifier_.predict_proba(self.builder.matrix(view, cands))[:, 1]
             out.append([Span(c.start, c.end, view.label(c, fallback), self.name, float(p))
                         for c, p in zip(cands, probs)])
         return out
 
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
-        threshold = self.options["threshold"] or 0.0
+    def decoding_threshold(self) -> float | None:
+        own = self.threshold_ if self.threshold_ is not None else self.threshold
+        members = [t for t in (m.decoding_threshold() for m in self.members_) if t is not None]
+        values = [v for v in (own, *members) if isinstance(v, (int, float))]
+        return min(values) if values else None
+
+    def fitted_manifest(self) -> dict[str, Any]:
+        return {"threshold": self.threshold_}
+
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
+        threshold = lowered(self.threshold_, min_confidence) or 0.0
         return [merge_union([[s for s in spans if s.confidence >= threshold]], self.name)
-                for spans in self.predict_candidates(notes, progress)]
+                for spans in self.predict_candidates(notes, progress, min_confidence)]
 
     # -- persistence -----------------------------------------------------------------------
     def _save_state(self, directory: Path) -> None:
         import joblib
 
         self._require_model()
-        for member in self.members:
-            member.save(directory / member.name)
+        for member, propagation in zip(self.members_, self.member_propagations_):
+            member.save(directory / member.name, propagation)
         path = directory / CLASSIFIER_FILE
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # learned from PHI
         with os.fdopen(fd, "wb") as fh:
-            joblib.dump(self.classifier, fh)
+            joblib.dump(self.classifier_, fh)
         if self.word_spread is not None:
             self.word_spread.save(directory)
 
@@ -381,12 +424,13 @@ class StackedTagger(Tagger):
 
         from . import load_model
 
-        members = []
-        for name in self.options["members"]:
+        members, propagations = [], []
+        for name in self.members:
             sub = directory / name
             if not sub.is_dir():
                 raise ModelError(f"{directory}: the stacked model lacks its {name!r} member ({sub})")
             members.append(load_model(sub))
+            propagations.append(Propagation.load(sub))
         path = directory / CLASSIFIER_FILE
         if not path.is_file():
             raise ModelError(f"{path}: the stacked model's classifier file is missing")
@@ -399,9 +443,12 @@ class StackedTagger(Tagger):
                 or not hasattr(classifier, "predict_proba"):
             raise ModelError(f"{path}: the classifier does not fit the model's features "
                              f"({self.builder.width} expected)")
-        self.members, self.classifier = members, classifier
+        self.members_, self.member_propagations_, self.classifier_ = members, propagations, classifier
+        # models saved before kept the chosen threshold as their threshold option
+        fitted = manifest.get("fitted") or {}
+        self.threshold_ = fitted.get("threshold", self.threshold)
         # models saved before the "spread" features do not list them and have no file
-        self.word_spread = WordSpread.load(directory) if "spread" in self.options["features"] else None
+        self.word_spread = WordSpread.load(directory) if "spread" in self.features else None
 
 
-__all__ = ["StackedTagger", "DEFAULTS", "CLASSIFIERS", "TrainingRows", "make_classifier"]
+__all__ = ["StackedTagger", "CLASSIFIERS", "TrainingRows", "make_classifier"]

@@ -8,7 +8,7 @@ and collects its predictions on the held-out fold.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..splits import group_key
 from ..tokenization import Token, bio_to_spans
 from . import given
 from .base import Tagger
+from .propagation import Propagation
 
 
 @dataclass(slots=True)
@@ -32,14 +33,20 @@ class MemberOutput:
     label_probs: list[dict[str, float]] | None = None
 
 
-def member_outputs(tagger: Tagger, notes: Sequence[Note], progress: Progress | None = None
+def member_outputs(tagger: Tagger, notes: Sequence[Note], progress: Progress | None = None,
+                   propagation: Propagation | None = None, min_confidence: float | None = None
                    ) -> list[MemberOutput]:
-    """``tagger``'s output on each note (token marginals too, when the tagger has them)."""
+    """``tagger``'s output on each note at the operating point ``min_confidence`` (token
+    marginals too, when the tagger has them; else its spans with ``propagation`` applied)."""
+    notes = list(notes)
     if not hasattr(tagger, "predict_token_marginals"):
-        return [MemberOutput(list(spans)) for spans in tagger.predict(notes, progress=progress)]
+        spans = tagger.predict(notes, progress=progress, min_confidence=min_confidence)
+        if propagation is not None:
+            spans = propagation.apply(notes, spans)
+        return [MemberOutput(list(s)) for s in spans]
     out = []
     for k, note in enumerate(notes):
-        tm = tagger.predict_token_marginals(note)
+        tm = tagger.predict_token_marginals(note, min_confidence)
         # crf.predict decodes the same marginals this way; decoding once saves half the time
         spans = bio_to_spans(tm.tokens, tm.tags, tm.phi, source=tagger.name)
         out.append(MemberOutput(spans, tm.tokens, np.asarray(tm.phi, dtype=float), tm.labels))
@@ -61,10 +68,11 @@ def patient_folds(notes: Sequence[Note], folds: int, seed: int) -> list[np.ndarr
 
 
 def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np.ndarray],
-                            make_member, progress: Progress | None = None
-                            ) -> list[MemberOutput]:
+                            make_member, progress: Progress | None = None,
+                            propagation: Propagation | None = None) -> list[MemberOutput]:
     """Member ``name``'s output on every note, each predicted by a member trained on the
-    other folds only. ``make_member()`` returns a fresh, untrained member."""
+    other folds only. ``make_member()`` returns a fresh, untrained member; ``propagation``
+    (its parameters; fitted on the same folds as the member) is applied to its spans."""
     notes = list(notes)
     out: list[MemberOutput | None] = [None] * len(notes)
     for k, held in enumerate(folds):
@@ -73,23 +81,31 @@ def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np
         report(progress, "cross-validation", k, len(folds), f"{name}: fold {k + 1} of {len(folds)}")
         held_set = set(int(i) for i in held)
         member = make_member()
-        member.fit([n for i, n in enumerate(notes) if i not in held_set], progress=progress)
-        for i, output in zip(sorted(held_set), member_outputs(member, [notes[i] for i in sorted(held_set)],
-                                                               progress)):
+        train = [n for i, n in enumerate(notes) if i not in held_set]
+        member.fit(train, progress=progress)
+        fold_propagation = (None if propagation is None else
+                            Propagation(**propagation.get_params()).fit(train))
+        held_notes = [notes[i] for i in sorted(held_set)]
+        for i, output in zip(sorted(held_set), member_outputs(member, held_notes, progress,
+                                                               fold_propagation)):
             out[i] = output
     report(progress, "cross-validation", len(folds), len(folds), f"{name}: done")
     return out  # type: ignore[return-value]
 
 
-def member_options(options: dict[str, Any], name: str) -> dict[str, Any]:
-    """The options for member ``name``: the stacked tagger's shared ones (seed, device,
-    max_epochs, pretrained_vectors, propagation) overridden by ``member_options[name]``."""
-    # a shared option left unset (None) leaves the member its own default
-    shared = given({k: options.get(k) for k in ("seed", "device", "max_epochs",
-                                                "pretrained_vectors", "propagate",
-                                                "propagate_min_confidence")})
-    return {**shared, **(options.get("member_options") or {}).get(name, {})}
+#: Parameters of a composite tagger (union, stacked) given to the members that take them.
+SHARED_PARAMS = ("seed", "device", "max_epochs", "pretrained_vectors")
 
 
-__all__ = ["MemberOutput", "member_outputs", "patient_folds", "cross_validated_outputs",
-           "member_options"]
+def member_options(params: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """The parameters for member ``name`` of a composite tagger with ``params``: the shared
+    ones the member takes (seed, device, max_epochs, pretrained_vectors; one left unset,
+    None, leaves the member its own default), overridden by ``member_options[name]``."""
+    from . import accepted_options, tagger_class
+
+    shared = accepted_options(tagger_class(name), given({k: params.get(k) for k in SHARED_PARAMS}))
+    return {**shared, **((params.get("member_options") or {}).get(name) or {})}
+
+
+__all__ = ["MemberOutput", "SHARED_PARAMS", "member_outputs", "patient_folds",
+           "cross_validated_outputs", "member_options"]

@@ -30,7 +30,7 @@ from ..errors import DeidError, ModelError
 from ..progress import Progress, report
 from ..tokenization import Token, align_spans, bio_to_spans, spans_to_bio
 from . import register
-from .base import Tagger, training_notes, training_summary, with_defaults
+from .base import Tagger, training_notes, training_summary
 from .gazetteers import load_gazetteers
 from .rules import RulesTagger
 from .tbed_features import OUTSIDE, PAD, WINDOW, TokenTable
@@ -41,13 +41,6 @@ TRANSFORMATIONS_FILE = "transformations.tsv"
 RULES_DIR = "rules"
 _HEADER = "rank\tconditions\tnew_tag\tfixes\tbreaks\tgain"
 
-DEFAULTS: dict[str, Any] = {
-    # a missed PHI token weighs this many false alarms when scoring rules (>= 1)
-    "recall_weight": 5.0,
-    # learning stops when the best rule's gain falls under this (> 0)
-    "min_gain": 3.0,
-    "max_rules": 1000,
-}
 #: Notes tagged together (one token table each): bounds memory on big batches.
 _PREDICT_CHUNK = 200
 
@@ -57,18 +50,22 @@ class TbedTagger(Tagger):
     name = "tbed"
     trainable = True
 
-    def __init__(self, lang: str = "en", **options: Any):
-        super().__init__(lang=lang, **with_defaults(self.name, options, DEFAULTS))
-        self._check_options()
+    def __init__(self, lang: str = "en", *,
+                 recall_weight: float = 5.0,  # a missed PHI token weighs this many false
+                                              # alarms when scoring rules (>= 1)
+                 min_gain: float = 3.0,       # learning stops when the best rule's gain
+                                              # falls under this (> 0)
+                 max_rules: int = 1000):
+        super().__init__(lang)
+        self.recall_weight, self.min_gain, self.max_rules = recall_weight, min_gain, max_rules
         self.transformations: list[Transformation] = []
         self.rules_tagger = RulesTagger(lang=self.lang)
 
-    def _check_options(self) -> None:
-        o = self.options
+    def _config(self) -> dict[str, Any]:
+        """The parameters checked and as numbers (a DeidError names the one that is wrong)."""
         try:
-            o["recall_weight"] = float(o["recall_weight"])
-            o["min_gain"] = float(o["min_gain"])
-            o["max_rules"] = int(o["max_rules"])
+            o = {"recall_weight": float(self.recall_weight), "min_gain": float(self.min_gain),
+                 "max_rules": int(self.max_rules)}
             if not o["recall_weight"] >= 1.0:
                 raise ValueError("recall_weight must be >= 1")
             if not o["min_gain"] > 0.0:
@@ -76,7 +73,11 @@ class TbedTagger(Tagger):
             if o["max_rules"] < 0:
                 raise ValueError("max_rules must be >= 0")
         except (TypeError, ValueError) as exc:
-            raise DeidError(f"tbed tagger: bad option: {exc}") from None
+            raise DeidError(f"tbed tagger: bad parameter: {exc}") from None
+        return o
+
+    def check_params(self) -> None:
+        self._config()
 
     # -- shared by fit and predict ------------------------------------------------------------
     def _initial(self, notes: Sequence[Note], progress: Progress | None = None
@@ -98,9 +99,9 @@ class TbedTagger(Tagger):
 
     # -- training -----------------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "TbedTagger":
+        o = self._config()
         notes = training_notes(self.name, notes)
         started = time.perf_counter()
-        o = self.options
         report(progress, "rules", 0, len(notes), "fitting the rules tagger's label mapping")
         self.rules_tagger = RulesTagger(lang=self.lang).fit(notes, progress=progress)
         counts = Counter(s.label for n in notes for s in n.spans)
@@ -132,11 +133,11 @@ class TbedTagger(Tagger):
             "learning_seconds": round(time.perf_counter() - learn_started, 3),
         })
         self.training = summary
-        self.learn_common_words(notes)
         return self
 
     # -- prediction ---------------------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
         if not self.labels:
             raise ModelError("the tbed tagger has not been trained or loaded; fit() or load() "
                              "it first")

@@ -8,13 +8,15 @@ decision per token is exactly the union of the members'.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..corpus import Note, Span
-from ..errors import ModelError
+from ..errors import DeidError, ModelError
 from ..progress import Progress
-from . import create_tagger, propagation, register
+from . import create_tagger, register
 from .base import Tagger, training_notes
+from .propagation import DEFAULT_MIN_CONFIDENCE, DEFAULT_SCOPE, Propagation
+from .stacking_members import member_options
 
 DEFAULT_MEMBERS = ("crf", "bilstm-crf")
 
@@ -41,47 +43,87 @@ def merge_union(span_lists: Sequence[Sequence[Span]], source: str) -> list[Span]
 class UnionTagger(Tagger):
     name = "union"
 
-    def __init__(self, lang: str = "en", members: Sequence[str] = DEFAULT_MEMBERS, **options: Any):
-        options = {**propagation.DEFAULTS, **options}
-        propagation.check_options(self.name, options)
-        super().__init__(lang=lang, members=list(members), **options)
-        self.members: list[Tagger] = [create_tagger(name, lang, **options) for name in members]
+    def __init__(self, lang: str = "en", *,
+                 members: Sequence[str] = DEFAULT_MEMBERS,
+                 # {member name: {parameter: value}}, over the shared ones below
+                 member_options: Mapping[str, Mapping[str, Any]] | None = None,
+                 # given to the members that take them; None leaves a member its default
+                 seed: int | None = None, device: str | None = None,
+                 max_epochs: int | None = None, pretrained_vectors: str | None = None,
+                 # the members' own propagation before their spans are merged (as each
+                 # member's predictions had it when propagation was part of predict)
+                 propagate: str = DEFAULT_SCOPE,
+                 propagate_min_confidence: float = DEFAULT_MIN_CONFIDENCE):
+        super().__init__(lang)
+        self.members, self.member_options = members, member_options
+        self.seed, self.device, self.max_epochs = seed, device, max_epochs
+        self.pretrained_vectors = pretrained_vectors
+        self.propagate, self.propagate_min_confidence = propagate, propagate_min_confidence
+        self.members_: list[Tagger] = []
+        self.member_propagations_: list[Propagation] = []
+
+    def check_params(self) -> None:
+        members = self.members
+        if isinstance(members, str) or not members or not all(isinstance(m, str) for m in members):
+            raise DeidError("union tagger: 'members' must be a non-empty list of tagger names")
+        self._member_propagation().check(f"{self.name} tagger: propagate")
+
+    def _member_propagation(self) -> Propagation:
+        return Propagation(self.propagate, self.propagate_min_confidence)
+
+    def _new_members(self) -> list[Tagger]:
+        params = self.get_params(deep=False)
+        return [create_tagger(name, self.lang, **member_options(params, name))
+                for name in self.members]
 
     @classmethod
-    def from_members(cls, members: Sequence[Tagger], lang: str = "en") -> "UnionTagger":
-        """A union of members trained already (e.g. in a benchmark that also scores them alone)."""
+    def from_members(cls, members: Sequence[Tagger], lang: str = "en",
+                     propagations: Sequence[Propagation] | None = None) -> "UnionTagger":
+        """A union of members trained already (e.g. in a benchmark that also scores them
+        alone), each with the propagation fitted on its training notes (none: no copies)."""
         union = cls(lang=lang, members=[m.name for m in members])
-        union.members = list(members)
+        union.members_ = list(members)
+        union.member_propagations_ = list(propagations or [Propagation() for _ in members])
         union.labels = sorted({label for m in members for label in m.labels})
         union.training = {m.name: m.training for m in members}
-        union.common_words = frozenset().union(*(m.common_words for m in members))
         return union
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "UnionTagger":
-        if any(m.trainable for m in self.members):   # refused as "union", not as a member
+        self.check_params()
+        members = self._new_members()
+        if any(m.trainable for m in members):   # refused as "union", not as a member
             notes = training_notes(self.name, notes)
-        for member in self.members:
+        notes = list(notes)
+        for member in members:
             member.fit(notes, progress=progress)
-        self.labels = sorted({label for m in self.members for label in m.labels})
-        self.training = {m.name: m.training for m in self.members}
-        self.learn_common_words(notes)
+        propagation = self._member_propagation().fit(notes)
+        self.members_ = members
+        self.member_propagations_ = [propagation] * len(members)
+        self.labels = sorted({label for m in members for label in m.labels})
+        self.training = {m.name: m.training for m in members}
         return self
 
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
-        per_member = [m.predict(notes, progress=progress) for m in self.members]
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
+        if not self.members_:
+            raise ModelError("the union tagger has not been trained or loaded; fit() or load() "
+                             "it first")
+        per_member = [propagation.apply(notes, m.predict(notes, progress, min_confidence))
+                      for m, propagation in zip(self.members_, self.member_propagations_)]
         return [merge_union([p[i] for p in per_member], self.name) for i in range(len(notes))]
 
     def _save_state(self, directory: Path) -> None:
-        for member in self.members:
-            member.save(directory / member.name)
+        for member, propagation in zip(self.members_, self.member_propagations_):
+            member.save(directory / member.name, propagation)
 
     def _load_state(self, directory: Path, manifest: dict[str, Any]) -> None:
         from . import load_model
 
-        loaded = []
-        for name in manifest.get("options", {}).get("members", DEFAULT_MEMBERS):
+        members, propagations = [], []
+        for name in self.members:
             sub = directory / name
             if not sub.is_dir():
                 raise ModelError(f"{directory}: the union model lacks its {name!r} member ({sub})")
-            loaded.append(load_model(sub))
-        self.members = loaded
+            members.append(load_model(sub))
+            propagations.append(Propagation.load(sub))
+        self.members_, self.member_propagations_ = members, propagations

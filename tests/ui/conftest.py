@@ -22,7 +22,7 @@ class NoisyGoldTagger:
         self.gold = gold
         self.seed = seed
 
-    def predict(self, notes, progress=None):
+    def predict(self, notes, progress=None, min_confidence=None):
         out = []
         for n in notes:
             rng = random.Random(f"{self.seed}-{n.id}")

@@ -310,15 +310,20 @@ class LengthTagger(Tagger):
 
     name = "test-lengths"
 
-    def __init__(self, lang: str = "en", threshold: float = 0.5, **options):
-        super().__init__(lang=lang, threshold=threshold, **options)
+    threshold_params = ("threshold",)
+
+    def __init__(self, lang: str = "en", threshold: float = 0.5):
+        super().__init__(lang)
+        self.threshold = threshold
         self.labels = ["PATIENT"]
 
     def fit(self, notes, progress=None):
         return self
 
-    def _predict(self, notes, progress):
-        t = self.options["threshold"]
+    def _predict(self, notes, progress, min_confidence):
+        from deid_annotator.taggers.base import lowered
+
+        t = lowered(self.threshold, min_confidence)
         return [[Span(m.start(), m.end(), "PATIENT", self.name, min(1.0, len(m.group()) / 10))
                  for m in re.finditer(r"[A-Z][a-z]+", n.text) if len(m.group()) / 10 >= t]
                 for n in notes]

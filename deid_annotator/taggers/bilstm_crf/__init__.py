@@ -12,12 +12,12 @@ tag on CUDA; tagging on CPU and :mod:`.vocabulary` (the embeddings package uses 
   :mod:`.engines` — numpy on CPU (tagging imports no torch), torch on CUDA;
   :mod:`.inference` — tokenising while worker threads run the network.
 - :mod:`.tagger` — :class:`BiLstmCrfTagger`: ``fit(notes, progress, warm_start=...)``,
-  ``predict``, ``token_phi_probabilities``, ``use_pretrained_vectors``; options in
-  :data:`DEFAULTS`.
+  ``predict``, ``token_phi_probabilities``, ``use_pretrained_vectors``; its parameters are
+  those of its ``__init__``.
 """
 from __future__ import annotations
 
-__all__ = ["BiLstmCrfTagger", "DEFAULTS"]
+__all__ = ["BiLstmCrfTagger"]
 
 
 def __getattr__(name: str):

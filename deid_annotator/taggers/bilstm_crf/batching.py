@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ...tokenization import Token
-from .vocabulary import UNK_ID, Vocabulary, normalize_word, skeleton_id, token_shape
+from .vocabulary import UNK_ID, Vocabulary, normalize_word, token_shape
 
 if TYPE_CHECKING:                 # torch only where batches become tensors
     from .network import Batch
@@ -19,25 +19,21 @@ MAX_CHARS = 20
 
 
 class TokenTable:
-    """Per distinct token text: an id, its word id, shape id, text-skeleton id (0 without a
-    skeleton vocabulary) and char ids (cached: notes repeat their words, so each text is
-    looked up once)."""
+    """Per distinct token text: an id, its word id, shape id and char ids (cached: notes
+    repeat their words, so each text is looked up once)."""
 
-    def __init__(self, words: Vocabulary, chars: Vocabulary, skeleton: Vocabulary | None = None):
+    def __init__(self, words: Vocabulary, chars: Vocabulary):
         self.words = words
         self.chars = chars
-        self.skeleton = skeleton
-        self._index: dict[str, tuple[int, int, int, int]] = {}
+        self._index: dict[str, tuple[int, int, int]] = {}
         self.char_ids: list[list[int]] = []
 
-    def __call__(self, text: str) -> tuple[int, int, int, int]:
+    def __call__(self, text: str) -> tuple[int, int, int]:
         entry = self._index.get(text)
         if entry is None:
             shown = text if len(text) <= MAX_CHARS else text[:MAX_CHARS // 2] + text[-(MAX_CHARS // 2):]
             self.char_ids.append([self.chars.get(c) for c in shown] or [UNK_ID])
-            skeleton = 0 if self.skeleton is None else skeleton_id(self.skeleton, text)
-            entry = (len(self.char_ids) - 1, self.words.get(normalize_word(text)), token_shape(text),
-                     skeleton)
+            entry = (len(self.char_ids) - 1, self.words.get(normalize_word(text)), token_shape(text))
             self._index[text] = entry
         return entry
 
@@ -49,7 +45,6 @@ class EncodedNote:
     words: np.ndarray            # [n] word ids
     shapes: np.ndarray           # [n] shape ids
     breaks: np.ndarray           # [n] 2: a line break before token i, 1: after ". ; :", 0: none
-    skeleton: np.ndarray         # [n] text-skeleton ids (all 0 without a skeleton)
     tags: np.ndarray | None = None  # [n] gold tag ids
 
     def __len__(self) -> int:
@@ -59,7 +54,7 @@ class EncodedNote:
 def encode(text: str, tokens: list[Token], table: TokenTable,
            tag_ids: Sequence[int] | None = None, with_breaks: bool = True) -> EncodedNote:
     n = len(tokens)
-    ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 4)
+    ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 3)
     breaks = np.zeros(n, dtype=np.int8)
     if with_breaks:
         for i in range(1, n):
@@ -68,8 +63,7 @@ def encode(text: str, tokens: list[Token], table: TokenTable,
             elif tokens[i - 1].text in (".", ";", ":", "!", "?"):
                 breaks[i] = 1
     tags = None if tag_ids is None else np.asarray(tag_ids, dtype=np.int64)
-    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks,
-                       ids[:, 3].copy(), tags)
+    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks, tags)
 
 
 def training_windows(note: EncodedNote, max_len: int, inside: np.ndarray | None = None
@@ -166,11 +160,11 @@ def stitch(windows: Sequence[tuple[int, int]], tags: Sequence[Sequence[str]],
 def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable,
                with_tags: bool = False) -> "Batch":
     """Tensors of windows ``(note, start, end)``; distinct token texts share one char row."""
-    words, shapes, text_ids, skeleton, tags, lengths = _window_arrays(pieces, table, with_tags)
+    words, shapes, text_ids, tags, lengths = _window_arrays(pieces, table, with_tags)
     B, L = words.shape
     distinct, index = np.unique(text_ids, return_inverse=True)
     chars, char_lengths = char_matrix([table.char_ids[i] for i in distinct])
-    return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags, skeleton)
+    return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags)
 
 
 @dataclass
@@ -183,13 +177,12 @@ class WindowArrays:
     shapes: np.ndarray
     text_ids: np.ndarray
     lengths: np.ndarray          # [B]
-    skeleton: np.ndarray | None  # [B, L] without a skeleton vocabulary: None
 
 
 def prediction_arrays(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
                       ) -> WindowArrays:
-    words, shapes, text_ids, skeleton, _, lengths = _window_arrays(pieces, table, False)
-    return WindowArrays(words, shapes, text_ids, lengths, skeleton)
+    words, shapes, text_ids, _, lengths = _window_arrays(pieces, table, False)
+    return WindowArrays(words, shapes, text_ids, lengths)
 
 
 def make_prediction_batch(arrays: WindowArrays) -> "Batch":
@@ -197,7 +190,7 @@ def make_prediction_batch(arrays: WindowArrays) -> "Batch":
     ``char_index`` points at char features computed beforehand)."""
     empty = np.zeros((0, 1), dtype=np.int64)
     return _batch(arrays.words, arrays.shapes, arrays.text_ids, empty, np.zeros(0, dtype=np.int64),
-                  arrays.lengths, None, arrays.skeleton)
+                  arrays.lengths, None)
 
 
 def char_matrix(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +210,6 @@ def _window_arrays(pieces, table: TokenTable, with_tags: bool):
     words = np.zeros((B, L), dtype=np.int64)
     shapes = np.zeros((B, L), dtype=np.int64)
     text_ids = np.zeros((B, L), dtype=np.int64)
-    skeleton = np.zeros((B, L), dtype=np.int64) if table.skeleton is not None else None
     tags = np.zeros((B, L), dtype=np.int64) if with_tags else None
     lengths = np.zeros(B, dtype=np.int64)
     for b, (note, start, end) in enumerate(pieces):
@@ -226,14 +218,12 @@ def _window_arrays(pieces, table: TokenTable, with_tags: bool):
         words[b, :n] = note.words[start:end]
         shapes[b, :n] = note.shapes[start:end]
         text_ids[b, :n] = note.text_ids[start:end]
-        if skeleton is not None:
-            skeleton[b, :n] = note.skeleton[start:end]
         if tags is not None:
             tags[b, :n] = note.tags[start:end]
-    return words, shapes, text_ids, skeleton, tags, lengths
+    return words, shapes, text_ids, tags, lengths
 
 
-def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, skeleton) -> "Batch":
+def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags) -> "Batch":
     import torch
 
     from .network import Batch
@@ -243,8 +233,7 @@ def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, skelet
     mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)
     return Batch(torch.from_numpy(words), torch.from_numpy(shapes), torch.from_numpy(char_index),
                  torch.from_numpy(chars), torch.from_numpy(char_lengths), lengths_t, mask,
-                 None if tags is None else torch.from_numpy(tags),
-                 None if skeleton is None else torch.from_numpy(skeleton))
+                 None if tags is None else torch.from_numpy(tags))
 
 
 def bucketed(pieces: list, batch_size: int, rng: np.random.Generator | None = None,

@@ -19,13 +19,6 @@ class Dimensions:
     hidden: int = 100           # token LSTM, per direction
     ff_hidden: int = 100
     dropout: float = 0.5
-    num_skeleton: int = 0       # text-skeleton vocabulary; 0: no skeleton branch
-    skeleton_dim: int = 0
-    skeleton_hidden: int = 0    # skeleton LSTM, per direction
-
-    @property
-    def has_skeleton(self) -> bool:
-        return self.num_skeleton > 0 and self.skeleton_dim > 0 and self.skeleton_hidden > 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

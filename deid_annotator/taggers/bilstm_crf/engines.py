@@ -71,7 +71,7 @@ class NumpyEngine:
 
     def decode(self, arrays: WindowArrays, char_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.network.decode(arrays.words, arrays.shapes, arrays.text_ids, char_rows,
-                                   arrays.lengths, arrays.skeleton)
+                                   arrays.lengths)
 
 
 class TorchEngine:

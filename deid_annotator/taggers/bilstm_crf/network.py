@@ -1,11 +1,6 @@
 """The network of Dernoncourt et al. (2017): a character BiLSTM per token, concatenated
 with the token's word embedding (and, optionally, a casing-shape embedding), dropout
-(on that input only, as NeuroNER), a token BiLSTM, a feed-forward layer, and a CRF layer.
-
-Optionally a second branch reads the note's *text skeleton* (as TS-RNN): the same tokens
-with rare words as ``<UNK>`` and numbers as ``DIGIT``, through an embedding and a BiLSTM of
-its own, joined with the main BiLSTM's output before the feed-forward layer — it sees the
-sentence's template ("seen by Dr. <UNK> on DIGIT/DIGIT") free of the names themselves."""
+(on that input only, as NeuroNER), a token BiLSTM, a feed-forward layer, and a CRF layer."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -29,7 +24,6 @@ class Batch:
     lengths: torch.Tensor      # [B]
     mask: torch.Tensor         # [B, L] bool
     tags: torch.Tensor | None = None  # [B, L] gold tag ids (training)
-    skeleton: torch.Tensor | None = None  # [B, L] text-skeleton ids (the skeleton branch)
 
     def to(self, device: torch.device) -> "Batch":
         if device.type == "cpu":
@@ -84,15 +78,7 @@ class BiLstmCrfNetwork(nn.Module):
         in_dim = dims.word_dim + 2 * dims.char_hidden + max(dims.shape_dim, 0)
         self.dropout = nn.Dropout(dims.dropout)
         self.token_lstm = BiLSTM(in_dim, dims.hidden)
-        ff_in = 2 * dims.hidden
-        if dims.has_skeleton:
-            self.skeleton_embedding = nn.Embedding(dims.num_skeleton, dims.skeleton_dim, padding_idx=0)
-            self.skeleton_lstm = BiLSTM(dims.skeleton_dim, dims.skeleton_hidden)
-            nn.init.uniform_(self.skeleton_embedding.weight, -0.1, 0.1)
-            ff_in += 2 * dims.skeleton_hidden
-        else:
-            self.skeleton_embedding = self.skeleton_lstm = None
-        self.feed_forward = nn.Linear(ff_in, dims.ff_hidden)
+        self.feed_forward = nn.Linear(2 * dims.hidden, dims.ff_hidden)
         self.output = nn.Linear(dims.ff_hidden, dims.num_tags)
         self.crf = CRF(dims.num_tags)
         nn.init.uniform_(self.word_embedding.weight, -0.1, 0.1)
@@ -114,10 +100,6 @@ class BiLstmCrfNetwork(nn.Module):
             parts.append(self.shape_embedding(batch.shapes))
         x = self.dropout(torch.cat(parts, dim=2))
         out, _ = self.token_lstm(x, batch.lengths)
-        if self.skeleton_embedding is not None:
-            skeleton = self.dropout(self.skeleton_embedding(batch.skeleton))
-            skeleton_out, _ = self.skeleton_lstm(skeleton, batch.lengths)
-            out = torch.cat([out, skeleton_out], dim=2)
         hidden = torch.tanh(self.feed_forward(out))
         return self.output(hidden)
 

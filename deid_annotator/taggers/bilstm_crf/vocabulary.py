@@ -6,7 +6,6 @@ feature keep what the normalisation throws away.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Iterable, Sequence
 
@@ -16,28 +15,6 @@ PAD = "<PAD>"
 UNK = "<UNK>"
 PAD_ID = 0
 UNK_ID = 1
-
-_DIGIT = re.compile(r"\d")
-
-
-#: The text skeleton's stand-in for any token with a digit (TS-RNN).
-SKELETON_DIGIT = "DIGIT"
-
-
-def skeleton_vocabulary(word_counts: Counter, min_count: int) -> "Vocabulary":
-    """The words a text skeleton keeps: ``DIGIT``, then the normalised words seen at least
-    ``min_count`` times (without digits); every other word is ``<UNK>`` in the skeleton."""
-    frequent = [w for w, c in word_counts.items() if c >= min_count and not _DIGIT.search(w)]
-    return Vocabulary([SKELETON_DIGIT] + sorted(frequent, key=lambda w: (-word_counts[w], w)))
-
-
-def skeleton_id(skeleton: "Vocabulary", text: str) -> int:
-    """A token's id in the text skeleton (as TS-RNN's second input): ``DIGIT`` when it holds a
-    digit, the word itself when frequent, else ``<UNK>`` — the sentence's template with the
-    rare words (names, places) blanked out."""
-    if _DIGIT.search(text):
-        return skeleton.get(SKELETON_DIGIT)
-    return skeleton.get(normalize_word(text))
 
 
 #: Token shapes (casing) given to the network as a small embedding.
