@@ -35,6 +35,8 @@ def dates(text: str) -> dict[str, float]:
     # month/day ranges and a period before the year
     ("cultures from 10/15-10/16. and", ["10/15-10/16"]),
     ("11/21.93\nneuro: alert", ["11/21.93"]),
+    # day first when the day is above 12
+    ("ingresa el 25/03/2019 por", ["25/03/2019"]),
     # month/day before words that also follow fractions
     ("creat up to 6 on 7/22 pt. developed", ["7/22"]),
     ("no growth so far from 8/29 cultures.", ["8/29"]),

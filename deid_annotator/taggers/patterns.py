@@ -309,6 +309,9 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(_NUM_L + r"(?:19|20)\d\d([-/.])" + _MON + r"\1" + _DAY + r"(?!\d)"), DATE, "iso", 0.95),
         P(c(_NUM_L + _MON + r"([/\-])" + _DAY + r"\1" + _YEAR + _NUM_R), DATE, "mdy", 0.95),
         P(c(_NUM_L + _MON + r"\." + _DAY + r"\." + _YEAR + _NUM_R), DATE, "mdy_dot", 0.6),
+        # day first, told by a day above 12 ("25/03/2019": most languages but English)
+        P(c(_NUM_L + r"(?:1[3-9]|2\d|3[01])([/\-])" + _MON + r"\1" + _YEAR + _NUM_R), DATE, "dmy",
+          0.9),
         P(c(_NUM_L + _DAY + r"[-/ ]" + _MONTH_RE + r"\.?[-/ ,]+" + _YEAR + r"\b", _I),
           DATE, "dmy_text", 0.95),
         P(c(r"\b" + _MONTH_RE + r"\.?\s*" + _DAY + _ORD + r"(?:\s*,?\s*(?:\d{4}"
