@@ -115,6 +115,7 @@ _NUM_L = r"(?<![\d/:])(?<!\d[.\-])"   # not glued to a number before
 _NUM_R = r"(?![\d/]|[.:\-]\d)"      # nor after
 
 _I = re.IGNORECASE
+_Y2_R = r"(?![\w'\u2019%/]|[.,:\-]\d)"   # nothing glued after a two-digit year
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,6 @@ def _check_md(m: re.Match, text: str) -> float | None:
 
 
 _EVENT_BEFORE = re.compile(r"\b([a-z]+)['\u2019]?\s*(?:(?:in|on|of)\s+)?$", _I)
-_EVENT_AFTER = re.compile(r"\s+([a-z]+)\b", _I)
 #: a year just before ("1957, 1971", "94 and 00", "1990-95")
 _YEAR_LIST_BEFORE = re.compile(r"(?:(?<![\d/.:\-])(?:19|20)\d\d|['\u2019]\d\d)\s*(?:,|and|&|-|to)\s*$",
                                _I)
@@ -194,11 +194,6 @@ _YEAR_LIST_BEFORE = re.compile(r"(?:(?<![\d/.:\-])(?:19|20)\d\d|['\u2019]\d\d)\s
 def _after_event(text: str, start: int) -> bool:
     """A clinical history event right before ("CABG 81", "CVA in 2008", "MI '99")."""
     m = _EVENT_BEFORE.search(text, max(0, start - 20), start)
-    return m is not None and m.group(1).lower() in HISTORY_EVENTS
-
-
-def _before_event(text: str, end: int) -> bool:
-    m = _EVENT_AFTER.match(text, end)
     return m is not None and m.group(1).lower() in HISTORY_EVENTS
 
 
@@ -255,13 +250,17 @@ def _check_weekday(m: re.Match, text: str) -> float | None:
 
 _DURATION_NEXT = re.compile(r"\s*(?:['\u2019]?s\b|[/:.]\d|x\b|years?\b|yrs?\b|y\b|ago\b|"
                             r"months?\b|mos?\b|weeks?\b|wks?\b|%)", _I)
+
+
+_EVENT_AFTER = re.compile(r"\s+([a-z]+)\b", _I)
 #: a two-digit year just before, in a list ("CVA in 94 and 00")
 _YEAR2_LIST_BEFORE = re.compile(r"(?<![\w'\u2019.,/\-])(\d\d)\s*(?:,|and|&)\s*$", _I)
 
 
 def _check_year2(m: re.Match, text: str) -> float | None:
     """A bare two-digit number is a year next to a history event ("CABG 81", "09 PTCA")
-    or after a year in a list ("in 94 and 00")."""
+    or after a year in a list ("CVA in 94 and 00", "1957, 71"); not before a unit or a
+    duration ("mi 10 yrs ago")."""
     if _UNIT_NEXT.match(text, m.end()) or _DURATION_NEXT.match(text, m.end()):
         return None
     if _after_event(text, m.start()):
@@ -269,10 +268,11 @@ def _check_year2(m: re.Match, text: str) -> float | None:
     before = _before(text, m.start())
     if _YEAR_LIST_BEFORE.search(before):
         return 0.6
-    listed = _YEAR2_LIST_BEFORE.search(text, max(0, m.start() - 12), m.start())
-    if listed and _after_event(text, listed.start(1)):
+    listed = _YEAR2_LIST_BEFORE.search(before)
+    if listed and _after_event(before, listed.start(1)):
         return 0.6
-    if _before_event(text, m.end()):
+    after = _EVENT_AFTER.match(text, m.end())
+    if after is not None and after.group(1).lower() in HISTORY_EVENTS:
         return 0.45
     return None
 
@@ -339,8 +339,8 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(r"(?<![\w'])['\u2019](\d\d)(?![\d'\u2019])"), DATE, "year", 0.8, group=1),
         # "quit smoking 62'", "CABG 99'": the apostrophe after the year; not "60's"
         P(c(r"(?<![\w'\u2019.,/\-])(\d\d)['\u2019](?![\w'\u2019\"])"), DATE, "year", 0.7, group=1),
-        P(c(r"(?<![\w'\u2019.,/\-])\d\d(?![\w'\u2019%/]|[.,:\-]\d)"), DATE, "year2", 0.6,
-          check=_check_year2),
+        # two-digit years by a history event or in a list (the check reads the context)
+        P(c(r"(?<![\w'\u2019.,/\-])\d\d" + _Y2_R), DATE, "year2", 0.6, check=_check_year2),
         P(c(r"(?<![\w/.\-])(?:19|20)\d\d\s*[-\u2013]\s*(?:(?:19|20)\d\d|\d\d)(?![\w/]|[.:]\d)"),
           DATE, "year_range", 0.8),
         # ---- ages -----------------------------------------------------------------
