@@ -30,6 +30,7 @@ def dates(text: str) -> dict[str, float]:
     ("chest ache since 2006 but", ["2006"]),
     # a year range
     ("lived abroad 1990-95 then", ["1990-95"]),
+    ("s/p CABG 1930-45 overseas", ["1930-45"]),
     # a month name, a day and any four-digit year
     ("stated March 21, 1899 then", ["March 21, 1899"]),
     # month/day ranges and a period before the year
@@ -63,6 +64,8 @@ def test_date_layouts_found(text, expected):
     "BP 75/47- 95/56 mentating",            # a blood-pressure range
     "HR 81, RR 24, CABG x3",                # vital signs, a count
     "awake from 2000 to 2400",              # times
+    "nursing note 1900-2000, seen 1930-45",  # shifts that look like year ranges
+    "meds given at 1900, 2000 and 2200",     # a list of times
     "MI ck 2000",                           # a lab time after an event word
 ])
 def test_clinical_numbers_are_no_dates(text):

@@ -186,8 +186,9 @@ def _check_md(m: re.Match, text: str) -> float | None:
 
 
 _EVENT_BEFORE = re.compile(r"\b([a-z]+)['\u2019]?\s*(?:(?:in|on|of)\s+)?$", _I)
-#: a year just before ("1957, 1971", "94 and 00", "1990-95")
-_YEAR_LIST_BEFORE = re.compile(r"(?:(?<![\d/.:\-])(?:19|20)\d\d|['\u2019]\d\d)\s*(?:,|and|&|-|to)\s*$",
+#: a year just before, in a list ("1971, 2008", "'94 and 00"), one that cannot be a time
+#: ("1900, 2000" are times)
+_YEAR_LIST_BEFORE = re.compile(r"(?:(?<![\d/.:\-])(?:19|20)[6-9]\d|['\u2019]\d\d)\s*(?:,|and|&)\s*$",
                                _I)
 
 
@@ -255,6 +256,18 @@ _DURATION_NEXT = re.compile(r"\s*(?:['\u2019]?s\b|[/:.]\d|x\b|years?\b|yrs?\b|y\
 _EVENT_AFTER = re.compile(r"\s+([a-z]+)\b", _I)
 #: a two-digit year just before, in a list ("CVA in 94 and 00")
 _YEAR2_LIST_BEFORE = re.compile(r"(?<![\w'\u2019.,/\-])(\d\d)\s*(?:,|and|&)\s*$", _I)
+
+
+def _check_year_range(m: re.Match, text: str) -> float | None:
+    """"1990-95", "1985 - 1992"; "1900-2000" and "1930-45" are shifts unless a year cue or
+    a history event comes before."""
+    first, second = m.group("a"), m.group("b")
+    def could_be_time(digits: str) -> bool:
+        return int(digits[-2:]) <= 59 and (len(digits) == 2 or int(digits[:2]) <= 23)
+    if could_be_time(first) and could_be_time(second):
+        if not (_YEAR_BEFORE.search(_before(text, m.start())) or _after_event(text, m.start())):
+            return None
+    return -1.0
 
 
 def _check_year2(m: re.Match, text: str) -> float | None:
@@ -341,8 +354,8 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(r"(?<![\w'\u2019.,/\-])(\d\d)['\u2019](?![\w'\u2019\"])"), DATE, "year", 0.7, group=1),
         # two-digit years by a history event or in a list (the check reads the context)
         P(c(r"(?<![\w'\u2019.,/\-])\d\d" + _Y2_R), DATE, "year2", 0.6, check=_check_year2),
-        P(c(r"(?<![\w/.\-])(?:19|20)\d\d\s*[-\u2013]\s*(?:(?:19|20)\d\d|\d\d)(?![\w/]|[.:]\d)"),
-          DATE, "year_range", 0.8),
+        P(c(r"(?<![\w/.\-])(?P<a>(?:19|20)\d\d)\s*[-\u2013]\s*(?P<b>(?:19|20)\d\d|\d\d)"
+            r"(?![\w/]|[.:]\d)"), DATE, "year_range", 0.8, check=_check_year_range),
         # ---- ages -----------------------------------------------------------------
         P(c(r"(?<![\d.])(?P<n>\d{1,3})\s*-?\s*(?:yo\b|y/o|y\.o\b|yrs?\.?\s*-?\s*old|"
             r"years?\s*-?\s*old|year-old|yo[mfw]\b|yow[mf]\b|y\s*o\s+(?:m|f|male|female|"
