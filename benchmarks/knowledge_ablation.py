@@ -15,8 +15,12 @@ validation notes (binary token P/R/F1, in-process). Variants:
 split's training notes with PHI instead (the active loop picks such notes first): the
 small-data end, where the loop starts.
 
+``--recall-labels Date,DateYear`` also prints those labels' token recall per split (any
+predicted span covering a gold token of the label counts).
+
     python benchmarks/knowledge_ablation.py [--split-seeds 1,2,3] [--variants crf,+glove]
                                             [--tagger crf] [--train-notes N] [--json FILE]
+                                            [--recall-labels L1,L2]
 """
 from __future__ import annotations
 
