@@ -15,8 +15,12 @@ validation notes (binary token P/R/F1, in-process). Variants:
 split's training notes with PHI instead (the active loop picks such notes first): the
 small-data end, where the loop starts.
 
+``--recall-labels Date,DateYear`` also prints those labels' token recall per split (any
+predicted span covering a gold token of the label counts).
+
     python benchmarks/knowledge_ablation.py [--split-seeds 1,2,3] [--variants crf,+glove]
                                             [--tagger crf] [--train-notes N] [--json FILE]
+                                            [--recall-labels L1,L2]
 """
 from __future__ import annotations
 
@@ -52,6 +56,8 @@ def main() -> int:
     ap.add_argument("--train-notes", type=int, default=None,
                     help="train on this many notes drawn at random from the training notes")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--recall-labels", default="",
+                    help="comma-separated labels whose token recall is printed per variant")
     args = ap.parse_args()
     if not (args.corpus / "id.text").is_file():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
@@ -95,6 +101,11 @@ def main() -> int:
                      f"{' / '.join(f'{x:.3f}' for x in f1s)} | "
                      f"{statistics.mean(r['train_seconds'] for r in rows):.0f} |")
     print("\n".join(lines))
+    for label in filter(None, args.recall_labels.split(",")):
+        for name in names:
+            values = [r["recall_by_label"].get(label) for r in results[name]]
+            shown = " / ".join("–" if v is None else f"{v:.3f}" for v in values)
+            print(f"{name}: {label} token recall per split {shown}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

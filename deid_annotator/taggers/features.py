@@ -36,6 +36,7 @@ from ..tokenization import Token
 from .cluster_features import add_cluster_features
 from . import patterns as P
 from .gazetteers import Gazetteers, fold, load_gazetteers
+from .pattern_features import add_confidence_feature
 
 if TYPE_CHECKING:
     from ..embeddings.clusters import WordClusters
@@ -347,6 +348,7 @@ class FeatureExtractor:
                 f = out[k]
                 f["pc:" + m.category] = "B" if k == first else "I"
                 f["pk:" + m.key] = 1.0
+                add_confidence_feature(f, m.category, m.confidence)
         if not self.rules:
             return
         phi = [m for m in pats if m.category != P.NONPHI]

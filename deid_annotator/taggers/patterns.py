@@ -88,6 +88,18 @@ HOSPITAL_WORDS = frozenset({"hospital", "hosp", "hospitals", "medical", "clinic"
 LOCATION_CUES = frozenset({"from", "to", "at", "in", "transferred", "transfer",
                            "admitted", "discharged", "lives", "living", "resides", "home",
                            "returned", "osh", "near", "outside"})
+#: Clinical history events a bare year goes with ("CABG 81", "s/p MI '99", "CVA in 2008",
+#: "09 PTCA"): a closed class, like the cue words above.
+HISTORY_EVENTS = frozenset({"cabg", "mi", "nstemi", "stemi", "nqwmi", "imi", "ami", "asmi",
+                            "cva", "tia", "ptca", "pci", "stent", "stents", "stented", "avr",
+                            "mvr", "tvr", "cath", "surgery", "sx", "resection", "repair",
+                            "replacement", "transplant", "amputation", "bypass", "lobectomy",
+                            "mastectomy", "lumpectomy", "colectomy", "nephrectomy",
+                            "appendectomy", "cholecystectomy", "hysterectomy", "turp", "orif",
+                            "thr", "tkr", "ppm", "aicd", "icd", "dx", "diagnosed", "hx",
+                            "redo", "ca", "cancer", "stroke", "fx", "fracture", "xrt",
+                            "chemo", "radiation", "quit", "stopped", "retired", "married",
+                            "widowed", "divorced", "moved", "born"})
 USPS_STREET_ABBR = ("st", "ave", "av", "rd", "blvd", "ln", "dr", "ct", "pl", "ter", "hwy",
                     "pkwy", "cir", "sq", "trl", "way")
 
@@ -103,6 +115,7 @@ _NUM_L = r"(?<![\d/:])(?<!\d[.\-])"   # not glued to a number before
 _NUM_R = r"(?![\d/]|[.:\-]\d)"      # nor after
 
 _I = re.IGNORECASE
+_Y2_R = r"(?![\w'\u2019%/]|[.,:\-]\d)"   # nothing glued after a two-digit year
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +141,15 @@ _PAIN_RE = re.compile(r"pain|scale|score|rates|rated|level|gcs|strength|murmur|s
 _SETTING_BEFORE = re.compile(r"(?:psv?|cpap|peep|bipap|ipap|epap|settings?|vent|ventilation|"
                              r"trial|trialed|mask|co/ci|ratio|ie|i:e)\s*(?:of|on|at|to)?\s*$",
                              _I)
-_FRACTION_NEXT = re.compile(r"\s*(?:strength|str\b|murmur|sem\b|ns\b|nss\b|tab|of\b|dose|"
-                            r"amp|pt\b|power|motor|x\b|times|%|peep|fio2|ps\b|cm|up\b|way|"
+# the words after a fraction, on the same line ("1/2 strength", "2/4 bottles", "5/5 40%")
+_FRACTION_NEXT = re.compile(r"[ \t]*(?:strength|str\b|murmur|sem\b|ns\b|nss\b|tab|of\b|dose|"
+                            r"amp|power|motor|x\b|times|%|peep|fio2|ps\b|cm|up\b|way|"
                             r"hours?|hrs?|u\b|units?|st\b|blood|bottles?|cultures?|"
-                            r"[a-z]{0,3}\s*\d+\s*%)", _I)
+                            r"[a-z]{0,3}[ \t]*\d+[ \t]*%)", _I)
+#: a ventilator setting word earlier on the line ("PSV increased to 10/5", "cpap/ps (8/5)")
+_SETTING_ON_LINE = re.compile(r"\b(?:psv?|cpap|peep|bipap|ipap|epap|settings?|vent|simv|imv|"
+                              r"flow-?by)\b[^\n.;]*$",
+                              _I)
 _TIME_BEFORE = re.compile(r"(?:\bat|@|\bby|\bsince|\buntil|\btill|\bfrom|\bstarting|\bq|"
                           r"\bbefore|\bafter|\baround|\bapprox\.?|\bstarted|\bon)\s*$", _I)
 _TIME_AFTER = re.compile(r"^\s*(?:-|to\b|hrs?\b|hours\b|h\b|am\b|pm\b|shift|and\s+\d)", _I)
@@ -146,15 +164,38 @@ def _check_md(m: re.Match, text: str) -> float | None:
     before, after = _before(text, m.start()), _after(text, m.end())
     if _PAIN_RE.search(before[-14:]) or _PAIN_RE.match(after.lstrip()):
         return None
-    if _FRACTION_NEXT.match(after) or _SETTING_BEFORE.search(before):
+    if _SETTING_BEFORE.search(before):
         return None
-    if mon < day <= 8 and re.search(r"\d\s+$", before):  # "1 1/2"
+    if _FRACTION_NEXT.match(after):
+        # a count ("2/4 bottles", "1/2 strength") has a small denominator; "8/29 cultures"
+        # is the day the cultures were drawn
+        if day <= 12:
+            return None
+        return 0.6
+    if mon < day <= 8 and re.search(r"(?<![\d.])\d\s+$", before):  # "1 1/2", not "0330 3/7"
         return None
     if day == 10 and mon <= 10:  # "8/10" reads as a score more often than as a date
         return 0.35
     if mon <= 4 and day <= 4:    # 1/2, 3/4, 2/3 ...
         return 0.3
+    if mon == day:               # 5/5 strength, PS 10/PEEP 10 more often than a date
+        return 0.4
+    if _SETTING_ON_LINE.search(before[-25:]):
+        return 0.4
     return 0.8
+
+
+_EVENT_BEFORE = re.compile(r"\b([a-z]+)['\u2019]?\s*(?:(?:in|on|of)\s+)?$", _I)
+#: a year just before, in a list ("1971, 2008", "'94 and 00"), one that cannot be a time
+#: ("1900, 2000" are times)
+_YEAR_LIST_BEFORE = re.compile(r"(?:(?<![\d/.:\-])(?:19|20)[6-9]\d|['\u2019]\d\d)\s*(?:,|and|&)\s*$",
+                               _I)
+
+
+def _after_event(text: str, start: int) -> bool:
+    """A clinical history event right before ("CABG 81", "CVA in 2008", "MI '99")."""
+    m = _EVENT_BEFORE.search(text, max(0, start - 20), start)
+    return m is not None and m.group(1).lower() in HISTORY_EVENTS
 
 
 def _check_year(m: re.Match, text: str) -> float | None:
@@ -162,11 +203,15 @@ def _check_year(m: re.Match, text: str) -> float | None:
     hh, mm = int(year[:2]), int(year[2:])
     could_be_time = hh <= 23 and mm <= 59
     before, after = _before(text, m.start()), _after(text, m.end())
+    if re.search(r"(?:^|[\s(=])[-+]$", before):  # a fluid balance "LOS -1963"
+        return None
     if _YEAR_BEFORE.search(before) or re.match(r"^\s*'?s\b", after):
         return 0.8
     re_month = re.search(_MONTH_RE + r"\.?\s*,?\s*$", before, _I)
     if re_month:
         return 0.9
+    if _after_event(text, m.start()) or _YEAR_LIST_BEFORE.search(before):
+        return 0.75
     if could_be_time:
         return None
     if _TIME_BEFORE.search(before) or _TIME_AFTER.match(after):
@@ -204,6 +249,47 @@ def _check_weekday(m: re.Match, text: str) -> float | None:
     return 0.6
 
 
+_DURATION_NEXT = re.compile(r"\s*(?:['\u2019]?s\b|[/:.]\d|x\b|years?\b|yrs?\b|y\b|ago\b|"
+                            r"months?\b|mos?\b|weeks?\b|wks?\b|%)", _I)
+
+
+_EVENT_AFTER = re.compile(r"\s+([a-z]+)\b", _I)
+#: a two-digit year just before, in a list ("CVA in 94 and 00")
+_YEAR2_LIST_BEFORE = re.compile(r"(?<![\w'\u2019.,/\-])(\d\d)\s*(?:,|and|&)\s*$", _I)
+
+
+def _check_year_range(m: re.Match, text: str) -> float | None:
+    """"1990-95", "1985 - 1992"; "1900-2000" and "1930-45" are shifts unless a year cue or
+    a history event comes before."""
+    first, second = m.group("a"), m.group("b")
+    def could_be_time(digits: str) -> bool:
+        return int(digits[-2:]) <= 59 and (len(digits) == 2 or int(digits[:2]) <= 23)
+    if could_be_time(first) and could_be_time(second):
+        if not (_YEAR_BEFORE.search(_before(text, m.start())) or _after_event(text, m.start())):
+            return None
+    return -1.0
+
+
+def _check_year2(m: re.Match, text: str) -> float | None:
+    """A bare two-digit number is a year next to a history event ("CABG 81", "09 PTCA")
+    or after a year in a list ("CVA in 94 and 00", "1957, 71"); not before a unit or a
+    duration ("mi 10 yrs ago")."""
+    if _UNIT_NEXT.match(text, m.end()) or _DURATION_NEXT.match(text, m.end()):
+        return None
+    if _after_event(text, m.start()):
+        return 0.6
+    before = _before(text, m.start())
+    if _YEAR_LIST_BEFORE.search(before):
+        return 0.6
+    listed = _YEAR2_LIST_BEFORE.search(before)
+    if listed and _after_event(before, listed.start(1)):
+        return 0.6
+    after = _EVENT_AFTER.match(text, m.end())
+    if after is not None and after.group(1).lower() in HISTORY_EVENTS:
+        return 0.45
+    return None
+
+
 def _check_age(m: re.Match, text: str) -> float | None:
     n = int(m.group("n"))
     if n > 125:
@@ -236,24 +322,40 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(_NUM_L + r"(?:19|20)\d\d([-/.])" + _MON + r"\1" + _DAY + r"(?!\d)"), DATE, "iso", 0.95),
         P(c(_NUM_L + _MON + r"([/\-])" + _DAY + r"\1" + _YEAR + _NUM_R), DATE, "mdy", 0.95),
         P(c(_NUM_L + _MON + r"\." + _DAY + r"\." + _YEAR + _NUM_R), DATE, "mdy_dot", 0.6),
+        # day first, told by a day above 12 ("25/03/2019": most languages but English)
+        P(c(_NUM_L + r"(?:1[3-9]|2\d|3[01])([/\-])" + _MON + r"\1" + _YEAR + _NUM_R), DATE, "dmy",
+          0.9),
         P(c(_NUM_L + _DAY + r"[-/ ]" + _MONTH_RE + r"\.?[-/ ,]+" + _YEAR + r"\b", _I),
           DATE, "dmy_text", 0.95),
-        P(c(r"\b" + _MONTH_RE + r"\.?\s*" + _DAY + _ORD + r"(?:\s*,?\s*(?:" + _YEAR4
+        P(c(r"\b" + _MONTH_RE + r"\.?\s*" + _DAY + _ORD + r"(?:\s*,?\s*(?:\d{4}"
             + r"|'\d\d))?(?!\d|[.:]\d)\b", _I), DATE, "md_text", 0.85, check=_check_md_text),
         P(c(r"\b" + _DAY + _ORD + r"\s*(?:of\s+)?" + _MONTH_RE + r"\b\.?(?:\s*,?\s*" + _YEAR4
             + r")?", _I), DATE, "dm_text", 0.85),
         P(c(r"\b" + _MONTH_RE + r"\.?\s*,?\s*(?:" + _YEAR4 + r"|'\d\d)\b", _I),
           DATE, "month_year", 0.9),
         P(c(r"(?<![/\d])(?:" + _MON + r"/" + _YEAR4 + r")(?![\d/])"), DATE, "month_year", 0.85),
-        P(c(_NUM_L + _MON + r"/(?:3[2-9]|[4-9]\d)" + _NUM_R), DATE, "month_year", 0.6),
+        P(c(_NUM_L + _MON + r"/(?:3[2-9]|[4-9]\d)" + _NUM_R + r"(?!['\u2019]?s\b)"), DATE,
+          "month_year", 0.6),
         P(c(r"\bthe\s+(" + _DAY + r"(?:st|nd|rd|th))\b", _I), DATE, "day", 0.6, group=1),
         P(c(_NUM_L + r"(?P<m>" + _MON + r")/(?P<d>" + _DAY + r")" + _NUM_R), DATE, "md", 0.8,
           check=_check_md),
+        # "10/15-10/16", "3/4 - 3/6/19": both ends month/day
+        P(c(_NUM_L + r"(?P<m>" + _MON + r")/(?P<d>" + _DAY + r")(?:/" + _YEAR + r")?\s*[-\u2013]\s*"
+            + _MON + r"/" + _DAY + r"(?:/" + _YEAR + r")?" + _NUM_R), DATE, "md_range", 0.8,
+          check=_check_md),
+        # "11/21.93": a period before the year
+        P(c(_NUM_L + _MON + r"/" + _DAY + r"\.(?:19|20)?\d\d" + _NUM_R), DATE, "mdy_dot", 0.6),
         P(c(r"\b" + _MONTH_FULL_RE + r"\b", _I), DATE, "month", 0.7, check=_check_month_word),
         P(c(r"\b" + _WEEKDAY_RE + r"s?\b", _I), DATE, "weekday", 0.6, check=_check_weekday),
         P(c(_NUM_L + r"(?<![A-Za-z])(?:19|20)\d\d(?![\d/:]|\.\d)"), DATE, "year", 0.7,
           check=_check_year),
         P(c(r"(?<![\w'])['\u2019](\d\d)(?![\d'\u2019])"), DATE, "year", 0.8, group=1),
+        # "quit smoking 62'", "CABG 99'": the apostrophe after the year; not "60's"
+        P(c(r"(?<![\w'\u2019.,/\-])(\d\d)['\u2019](?![\w'\u2019\"])"), DATE, "year", 0.7, group=1),
+        # two-digit years by a history event or in a list (the check reads the context)
+        P(c(r"(?<![\w'\u2019.,/\-])\d\d" + _Y2_R), DATE, "year2", 0.6, check=_check_year2),
+        P(c(r"(?<![\w/.\-])(?P<a>(?:19|20)\d\d)\s*[-\u2013]\s*(?P<b>(?:19|20)\d\d|\d\d)"
+            r"(?![\w/]|[.:]\d)"), DATE, "year_range", 0.8, check=_check_year_range),
         # ---- ages -----------------------------------------------------------------
         P(c(r"(?<![\d.])(?P<n>\d{1,3})\s*-?\s*(?:yo\b|y/o|y\.o\b|yrs?\.?\s*-?\s*old|"
             r"years?\s*-?\s*old|year-old|yo[mfw]\b|yow[mf]\b|y\s*o\s+(?:m|f|male|female|"
@@ -319,6 +421,8 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(_NUM_L + r"(?:[01]\d|2[0-3])[0-5]\d(?:\s*(?:hrs?|hours|h)\b)?" + _NUM_R), NONPHI,
           "time", 0.7, check=_check_time4),
         P(c(_NUM_L + r"(?:[4-9]\d|[12]\d\d)/\d{2,3}" + _NUM_R), NONPHI, "bp", 0.7),
+        # ventilator settings "10/5/40%", "PS 10/peep 5/40%": numbers and slashes before a %
+        P(c(_NUM_L + r"\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+\s*%"), NONPHI, "setting", 0.96),
         P(c(r"(?<![\d:])\d{1,2}:\d{1,2}(?![\d:])"), NONPHI, "ratio", 0.6),
         P(c(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:mg|mcg|ug|g|gm|kg|lbs?|ml|cc|l|meq|mmol|units?|u|"
             r"iu|%|mmhg|cm|mm|fr|mcg/kg/min|mg/hr|ml/hr|cc/hr|u/hr|units/hr|gtt|bpm|lpm|"
@@ -432,5 +536,5 @@ def resolve(matches: Iterable[PatternMatch]) -> list[PatternMatch]:
 __all__ = ["PatternMatch", "find_patterns", "resolve", "CATEGORIES", "NONPHI", "DATE", "AGE",
            "PHONE", "CONTACT", "ID", "LOCATION", "NAME", "PROFESSION", "TITLES", "HCP_TITLES",
            "CREDENTIALS", "STRONG_CREDENTIALS", "UNIT_WORDS", "RELATIVES", "HOSPITAL_WORDS",
-           "LOCATION_CUES", "MONTHS",
+           "LOCATION_CUES", "MONTHS", "HISTORY_EVENTS",
            "MONTH_ABBR", "WEEKDAYS", "USPS_STREET_ABBR"]
