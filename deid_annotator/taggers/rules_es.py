@@ -149,7 +149,7 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
          L, "city", 0.7, "v"),
         (_c(rf"^[ \t]*pa[ií]s(?:\s+de\s+(?:nacimiento|origen))?\s*:\s*(?P<v>{_PLACE})", _I | _M),
          L, "country", 0.95, "v"),
-        (_c(rf"\b(?P<v>(?:Hospital|Complejo\s+Hospitalario|Cl[ií]nica|Policl[ií]nica|Sanatorio|"
+        (_c(rf"\b(?!Hospital\s+de\s+D[ií]a\b)(?P<v>(?:Hospital|Complejo\s+Hospitalario|Cl[ií]nica|Policl[ií]nica|Sanatorio|"
             rf"Fundaci[oó]n\s+Hospital)(?:[ \t]+(?:Universitario|General|Cl[ií]nico|Comarcal|Provincial|"
             rf"Regional|Materno[\-‑]Infantil|Infantil|Militar|Central))*[ \t]+(?:{_PARTICLE}|la\s+|el\s+)?"
             rf"(?:{_WORD}|\d+)(?:[ \t]+(?:{_PARTICLE}|la\s+|el\s+)?(?:{_WORD}|\d+)){{0,4}})"),
