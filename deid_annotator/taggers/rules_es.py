@@ -105,7 +105,8 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
         (_c(r"\bsexo\s*:?\s*(?P<v>[HMVF]|hombre|mujer|var[oó]n|femenino|masculino)\b", _I), S, "field", 0.95, "v"),
         (_c(r"(?:^|(?<=[.:]\s)|(?<=\n))(?P<v>Var[oó]n|Mujer|Hombre|Niñ[oa])\b(?=\s*,?\s*(?:de\s+)?\d)", _M),
          S, "noun", 0.9, "v"),
-        (_c(r"\b(?:paciente|un[a]?)\s+(?P<v>masculino|femenin[oa]|var[oó]n|mujer)\b", _I), S, "adjective", 0.85, "v"),
+        (_c(r"\b(?:paciente|enferm[oa]|un[a]?)\s+(?P<v>masculino|femenin[oa]|var[oó]n|mujer)\b", _I),
+         S, "adjective", 0.85, "v"),
         # ---- phones and fax (cue first: it tells a fax from a phone) --------------------
         (_c(r"\bfax\s*:?\s*(?P<v>(?:\+\d{2,3}[ \t]?)?\(?\d[\d \t().\-]{7,16}\d)", _I), PH, "fax", 0.95, "v"),
         (_c(r"\b(?:tel[eé]fono|tel|tlf|tfno|telf|móvil|movil|m[oó]vil)\.?\s*:?\s*"
@@ -136,14 +137,17 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
         (_c(r"\b(?:C\.?\s?P\.?|c[oó]digo\s+postal)\s*:?\s*(?P<v>\d{4,7})\b"), L, "zip", 0.95, "v"),
         (_c(rf"(?<![\d,.])(?P<v>\d{{5}})\s+(?={_WORD})"), L, "zip", 0.55, "v"),
         (_c(r"^[ \t]*(?:domicilio|direcci[oó]n)\s*:\s*(?P<v>[^\n]+?)\.?[ \t]*$", _I | _M), L, "street", 0.9, "v"),
-        (_c(rf"\b(?P<v>(?:Calle|C/|C\.|Avda\.|Avenida|Av\.|Paseo|P[ºo]\.?|Plaza|Pza\.|Ronda|Camino|"
+        (_c(rf"\b(?P<v>(?:Calle|C/\.?|C\.|Avda\.|Avenida|Av\.|Paseo|P[ºo]\.?|Plaza|Pza\.|Ronda|Camino|"
             rf"Carretera|Ctra\.|Traves[ií]a|Glorieta|Pasaje|Urbanizaci[oó]n|Urb\.|Rambla|Callej[oó]n|"
             rf"Cuesta|Calzada|Bulevar)[ \t]+{_PARTICLE}?(?:{_WORD}|\d+)(?:[ \t]+{_PARTICLE}?{_WORD}){{0,4}}"
             rf"(?:,?[ \t]*(?:n[ºo°]\.?[ \t]*)?\d{{1,4}}(?:[ \t]*-[ \t]*\d{{1,4}})?|[ \t]+s/n)"
-            rf"(?:,?[ \t]*(?:\d{{1,2}}[ºª°][ \t]*(?:[A-Z]\b|dcha\.?|izda\.?|izq\.?)?|piso[ \t]+\d+|"
-            rf"\d{{1,2}}[A-Z]\b|bajo|puerta[ \t]+\d+))?)"), L, "street", 0.85, "v"),
+            rf"(?:,?[ \t]*(?:\d{{1,2}}\.?[ºª°][ \t-]*(?:[A-Z]\b|dcha\.?|izda\.?|izq\.?)?|piso[ \t]+\d+|"
+            rf"\d{{1,2}}[ \t]?[A-Z]\b|bajo|puerta[ \t]+\d+))?)"), L, "street", 0.85, "v"),
         (_c(rf"^[ \t]*(?:localidad|provincia|municipio|ciudad|poblaci[oó]n)(?:\s*/\s*provincia)?\s*:\s*"
             rf"(?P<v>{_PLACE})", _I | _M), L, "city", 0.9, "v"),
+        (_c(rf"^[ \t]*(?:localidad|municipio|ciudad|poblaci[oó]n)\s*/\s*provincia\s*:\s*{_PLACE}\s*[,/(-]\s*"
+            rf"(?P<v>{_PLACE})", _I | _M), L, "city", 0.85, "v"),
+        (_c(rf"(?<![\d,.])\d{{5}}[ \t]+(?P<v>{_PLACE})"), L, "city", 0.7, "v"),
         (_c(rf"\b(?:natural\s+de|residente\s+en|procedente\s+de|vive\s+en|nacid[oa]\s+en|"
             rf"originari[oa]\s+de|domiciliad[oa]\s+en|trasladad[oa]\s+(?:a|desde))\s+(?P<v>{_PLACE})"),
          L, "city", 0.7, "v"),
@@ -167,7 +171,7 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
          N, "patient_field", 0.9, "v"),
         (_c(rf"\b(?:Dr|Dra|Dres|Doctor|Doctora|Prof|Profa)\.?[ \t]+(?P<v>{_PERSON})"), N, "hcp_title", 0.9, "v"),
         (_c(rf"\b(?:M[eé]dic[oa](?:\s+responsable)?|Remitid[oa]\s+por|Fdo\.?|Firmado|Enfermer[oa]|"
-            rf"Facultativ[oa]|Correspondencia|Dirección\s+para\s+correspondencia|Atendid[oa]\s+por)"
+            rf"Facultativ[oa]|Responsable(?:\s+cl[ií]nic[oa])?|Correspondencia|Dirección\s+para\s+correspondencia|Atendid[oa]\s+por)"
             rf"\s*:?\s*(?:(?:Dr|Dra|Doctor|Doctora)\.?\s+)?(?P<v>{_PERSON})", _I), N, "hcp_field", 0.85, "v"),
         (_c(rf"\bsus?\s+(?:{'|'.join(RELATIVES)})\s*,?[ \t]+(?P<v>{_NAME})"), N, "relative", 0.8, "v"),
         # ---- professions ------------------------------------------------------------------
@@ -179,9 +183,14 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
     )
 
 
-#: Cue words that a name pattern must not take as the name ("Dr. Servicio ...").
-_NOT_NAMES = frozenset({"servicio", "unidad", "hospital", "centro", "paciente", "sección",
-                        "departamento", "urgencias", "consulta", "el", "la", "los", "las"})
+#: Cue words that a name pattern must not take as the name ("Dr. Servicio ..."), nor
+#: run on into ("Dra. Ana Lago Rivero Servicio de Farmacia", "... Ivorra Urbanización X").
+_NOT_NAMES = frozenset({"servicio", "unidad", "hospital", "complejo", "centro", "paciente",
+                        "sección", "departamento", "urgencias", "consulta", "clínica", "instituto",
+                        "universidad", "facultad", "calle", "c", "avda", "av", "avenida", "paseo",
+                        "plaza", "urbanización", "urb", "carretera", "ronda", "camino", "españa",
+                        "email", "e-mail", "correo", "tel", "teléfono", "el", "la", "los", "las"})
+_NAME_WORD = re.compile(r"[^\s/.]+")
 
 
 @lru_cache(maxsize=1)
@@ -205,8 +214,14 @@ def find_matches(text: str) -> list[PatternMatch]:
             end = start + len(value)
             if start >= end:
                 continue
-            if category == P.NAME and value.split()[0].lower() in _NOT_NAMES:
-                continue
+            if category == P.NAME:
+                words = list(_NAME_WORD.finditer(value))
+                cut = next((w for w in words if w.group().lower() in _NOT_NAMES), None)
+                if cut is not None:
+                    value = value[:cut.start()].rstrip(" \t.,;:")
+                    if not value or not value[-1].isalpha():
+                        continue
+                    end = start + len(value)
             out.append(PatternMatch(start, end, category, kind, confidence))
     for m in _countries().finditer(text):
         out.append(PatternMatch(m.start(), m.end(), P.LOCATION, "country", 0.6))
