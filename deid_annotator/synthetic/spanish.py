@@ -6,7 +6,8 @@ written in, annotated in brat with 22 of its 29 types. These notes copy its layo
 footer; a case report in sections with a correspondence address; a discharge report
 with a letterhead), its label names and what each covers: a patient's given names and
 surnames as separate NOMBRE_SUJETO_ASISTENCIA spans, "56 años" as the age, "H" /
-"varón" / "masculino" as the sex, a postal code as TERRITORIO, and so on. Values come
+"varón" / "masculino" as the sex, a postal code as TERRITORIO, the kinship word ("su
+madre") as FAMILIARES_SUJETO_ASISTENCIA, and so on. Values come
 from Faker's Spanish-speaking locales (es_ES most, es_MX, es_AR, es_CL, es_CO).
 
 Text and spans are built together (:class:`.builder.NoteBuilder`), so offsets are exact;
@@ -253,7 +254,9 @@ class _Case:
                                    f"{self.doctor2.first.split()[0][0]}. {self.doctor2.surnames}",
                                    "NOMBRE_PERSONAL_SANITARIO"),
             "dr": lambda: ("Dr. " if self.doctor.sex == "H" else rng.choice(["Dra. ", "Dra. ", "Dr. "])),
-            "relative": lambda: self.relative,
+            # MEDDOCAN marks the kinship word itself (and a relative's name or age)
+            "relative": lambda: Phi(self.relative, "FAMILIARES_SUJETO_ASISTENCIA"),
+            "relative_age": lambda: Phi(f"{rng.randint(35, 85)} años", "FAMILIARES_SUJETO_ASISTENCIA"),
             "relative_name": lambda: Phi(self.relative_name, "FAMILIARES_SUJETO_ASISTENCIA"),
             "profession": lambda: Phi(self.profession, "PROFESION"),
             "other": lambda: Phi(rng.choice(W.OTHER_SUBJECT), "OTROS_SUJETO_ASISTENCIA"),
@@ -301,7 +304,7 @@ _MIDDLE = (
     "Ingresó de nuevo el {date:day} por un cuadro similar.",
     "Se dio de alta el {date:day} con seguimiento en consultas externas.",
     "En {date:month} se detectó una elevación del PSA hasta 12 ng/ml.",
-    "La paciente refiere que su madre fue diagnosticada de cáncer de mama a los 50 años.",
+    "Como antecedente familiar, su {relative} falleció a los {relative_age} por un infarto agudo de miocardio.",
     "El paciente tiene {age} y vive solo en {city}.",
 )
 _FORM_LABELS = {

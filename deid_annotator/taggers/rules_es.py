@@ -95,7 +95,8 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
          D, "year", 0.7, "v"),
         (_c(rf"\b(?:{'|'.join(WEEKDAYS)})\b", _I), D, "weekday", 0.4, 0),
         # ---- ages and sex -------------------------------------------------------------
-        (_c(r"\bedad\s*:?\s*(?P<v>\d{1,3}(?:\s*(?:años|meses|días|a\.))?)(?!\d)", _I), A, "age", 0.95, "v"),
+        (_c(r"\bedad\s*:?\s*(?P<v>\d{1,3}(?:\s*(?:años|meses|d[ií]as|a\.))?)(?!\d)", _I), A, "age", 0.95, "v"),
+        (_c(r"\b(?P<v>reci[eé]n\s+nacid[oa])\b", _I), A, "newborn", 0.7, "v"),
         (_c(r"\b(?:var[oó]n|mujer|hombre|niñ[oa]|lactante|ancian[oa]|paciente|chic[oa]|joven|"
             r"adolescente|recién nacid[oa]|femenin[oa]|masculino)\s*,?\s*de\s+(?P<v>\d{1,3}\s+"
             r"(?:años|meses|días|semanas))", _I), A, "age", 0.9, "v"),
@@ -174,6 +175,7 @@ def _patterns() -> tuple[tuple[re.Pattern, str, str, float, int | str], ...]:
             rf"Facultativ[oa]|Responsable(?:\s+cl[ií]nic[oa])?|Correspondencia|Dirección\s+para\s+correspondencia|Atendid[oa]\s+por)"
             rf"\s*:?\s*(?:(?:Dr|Dra|Doctor|Doctora)\.?\s+)?(?P<v>{_PERSON})", _I), N, "hcp_field", 0.85, "v"),
         (_c(rf"\bsus?\s+(?:{'|'.join(RELATIVES)})\s*,?[ \t]+(?P<v>{_NAME})"), N, "relative", 0.8, "v"),
+        (_c(rf"\bsus?\s+(?P<v>{'|'.join(RELATIVES)})\b", _I), N, "kinship", 0.6, "v"),
         # ---- professions ------------------------------------------------------------------
         (_c(rf"\b(?:de\s+profesi[oó]n|profesi[oó]n\s*:|ocupaci[oó]n\s*:|trabaja(?:ba)?\s+como|"
             rf"jubilad[oa]\s+de|ejerce\s+como|empleado\s+como)\s*(?P<v>[{_LOW}]+(?:\s+(?:de\s+(?:la\s+)?|en\s+)?[{_LOW}]+){{0,3}}?)"
