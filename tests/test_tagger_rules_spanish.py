@@ -74,3 +74,16 @@ def test_fitted_on_spanish_gold_it_maps_to_the_corpus_labels(tmp_path):
     # age or identifier); a floor well under the Spanish rules' that catches a regression
     assert report.strict.f1 >= 0.6, report.strict
     assert report.token.precision >= 0.85, report.token
+
+
+def test_the_crf_of_a_spanish_project_sees_the_spanish_rule_matches():
+    from deid_annotator.taggers.features import FeatureExtractor
+    from deid_annotator.tokenization import Tokenizer
+
+    text = "Nombre: Ernesto.\nIngresa el 3 de marzo de 2019.\n"
+    tokens = Tokenizer("es")(text)
+    ernesto = next(k for k, t in enumerate(tokens) if t.text == "Ernesto")
+    spanish = FeatureExtractor(lang="es").note_features(text, tokens)[ernesto]
+    english = FeatureExtractor().note_features(text, tokens)[ernesto]
+    assert spanish.get("rk:NAME.patient_field") and spanish.get("rc:NAME") == "B"
+    assert "rk:NAME.patient_field" not in english

@@ -293,7 +293,8 @@ class CrfTagger(Tagger):
     def extractor(self) -> FeatureExtractor:
         if self._fx is None:
             self._fx = FeatureExtractor(window=self.options["window"],
-                                        max_len=self.options["max_len"], clusters=self._clusters)
+                                        max_len=self.options["max_len"], clusters=self._clusters,
+                                        lang=self.lang)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":

@@ -496,7 +496,7 @@ def find_rule_matches(text: str, tokens: Sequence[Token] | None = None,
     A language with rules of its own (:mod:`.languages`) gets those instead."""
     own = language_rules(lang)
     if own is not None:
-        return own.find_matches(text)
+        return (list(patterns) if patterns is not None else []) + own.find_matches(text)
     if tokens is None:
         tokens = Tokenizer(lang)(text)
     gaz = gazetteers or load_gazetteers()
