@@ -104,6 +104,8 @@ class _Case:
         years = self.age if self.age_unit == "años" else 0
         self.birth = self.admission - dt.timedelta(days=365 * years + rng.randrange(365))
         self.doctor = _Person(es if rng.random() < 0.7 else fake, rng, rng.choice("HM"), spanish)
+        if self.doctor.sex == "M" and rng.random() < 0.15:   # "M.ª Carmen", as Spanish names are written
+            self.doctor.first = "M.ª " + self.doctor.first.split()[-1]
         self.doctor2 = _Person(es, rng, rng.choice("HM"), True)
         self.city = _value(fake.city())
         self.province = _value(es.state() if spanish else fake.state() if hasattr(fake, "state") else fake.city())
@@ -280,6 +282,7 @@ class _Case:
 
 _INTRO = (
     "{sex:noun} de {age} que acude al Servicio de Urgencias del {hospital} por dolor abdominal.",
+    "Enferm{o} {sex:lower} de {age} que ingresa por cólico renal izquierdo.",
     "Paciente de {age} de edad que consulta por hematuria macroscópica de 2 semanas de evolución.",
     "Paciente {sex:adj} de {age} de edad, sin antecedentes de interés, remitid{o} desde su centro de salud.",
     "Presentamos el caso de un{a} {sex:lower} de {age}, natural de {country}, que ingresa el {admission} por fiebre.",
@@ -330,6 +333,9 @@ def _form(case: _Case, b: NoteBuilder, nl: str) -> None:
     b.add("Edad: ", case.slot("age_bare", ""), rng.choice([" ", "  ", ". "]), "Sexo: ",
           case.slot("sex", rng.choice(["letter"] * 4 + ["word"])), ".", nl)
     b.add(rng.choice(["Fecha de Ingreso: ", "Fecha de ingreso: "]), case.slot("admission", ""), ".", nl)
+    if rng.random() < 0.4:   # the department or specialty: no PHI, in the form's "Field: Value." shape
+        b.add(rng.choice(["Servicio: ", "Especialidad: "]),
+              case.department.removeprefix("Servicio de ").removeprefix("Unidad de "), ".", nl)
     if rng.random() < 0.3:
         b.add("Episodio: ", case.slot("episode", ""), ".", nl)
     b.add("Médico: ", case.slot("doctor", ""))
@@ -389,12 +395,15 @@ def _narrative(case: _Case, b: NoteBuilder, nl: str, paragraphs: int, intro: boo
 
 def _footer(case: _Case, b: NoteBuilder, nl: str, lead: str) -> None:
     rng = case.rng
-    b.add(lead, case.slot("dr", "") if rng.random() < 0.5 else "", case.slot("doctor", ""), ". ")
+    # real footers often run on without punctuation ("Dra. X Servicio de Y Hospital Z C/ ...")
+    sep = ". " if rng.random() < 0.6 else rng.choice([" ", ", "])
+    b.add(lead, case.slot("dr", "") if rng.random() < 0.5 else "", case.slot("doctor", ""), sep)
     if rng.random() < 0.5:
-        b.add(case.department, ". ", case.hospital(), ". ")
+        b.add(case.department, sep, case.hospital(), sep)
     if rng.random() < 0.5:
-        b.add(case.street_phi(), ". ", Phi(case.postcode, "TERRITORIO"), " ", Phi(case.hospital_city, "TERRITORIO"),
-              ". " if rng.random() < 0.5 else ", ", case.slot("country", ""), ". ")
+        b.add(case.street_phi(), sep, Phi(case.postcode, "TERRITORIO"), rng.choice([" ", "- "]),
+              Phi(case.hospital_city, "TERRITORIO"), rng.choice([". ", ", ", " ("]), case.slot("country", ""),
+              ". " if sep == ". " else " ")
     elif rng.random() < 0.5:
         b.add(Phi(case.hospital_city, "TERRITORIO"), " ")
     if rng.random() < 0.3:

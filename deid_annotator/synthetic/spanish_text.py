@@ -112,6 +112,15 @@ CLINICAL = (
     "El paciente fue valorado por Cirugía y por Medicina Interna durante el ingreso.",
     "Ingresó en la Unidad de Cuidados Intensivos durante 48 horas.",
     "Se remitió al Hospital de Día de Oncología para recibir el tratamiento.",
+    # durations, ranges and lists that look like ages, places or names
+    "Fue dado de alta a los 5 días de la intervención.",
+    "A los 14 días se retiró el drenaje sin incidencias.",
+    "Tras 3 años de seguimiento no ha presentado recidiva.",
+    "Refiere cefalea de 2 años de evolución que no cede con analgésicos.",
+    "Glucosa 95 mg/dl (rango 70-100), urea 56 mg/dl (rango 10-50) y creatinina 1,1 mg/dl (rango 0,6-1,2).",
+    "Una vez a la semana se añaden oligoelementos (Mn, Cr, Cu, Se) a la nutrición parenteral.",
+    "La albúmina era de 2,9 g/dl (N: 3,4-5) y las proteínas totales de 5,8 g/dl (N: 6,4-8,2).",
+    "El seguimiento se realiza en la Sección de Nutrición del Servicio de Farmacia.",
 )
 #: Section headings of a case report (they start a line).
 SECTIONS = ("Anamnesis", "Antecedentes personales", "Enfermedad actual", "Exploración física",
