@@ -63,7 +63,7 @@ def test_a_spanish_brat_corpus_imports_trains_tags_and_scores(tmp_path, capsys):
                  "--pred", str(tmp_path / "tagged"), "--json"]) == 0
     scores = json.loads(capsys.readouterr().out)
     assert len(scores["per_label"]) >= 20
-    # measured 0.97-0.99 on such notes (45 training notes); synthetic notes are easier
+    # measured: strict F1 0.936, token F1 0.984 (Faker 40.63); generated notes are easier
     # than real ones, so this is a regression floor, not a quality claim
     assert scores["strict"]["f1"] >= 0.9, scores["strict"]
     assert scores["token"]["f1"] >= 0.95, scores["token"]
