@@ -293,9 +293,10 @@ class CrfTagger(Tagger):
     @property
     def extractor(self) -> FeatureExtractor:
         o = self._config()
-        if self._fx is None or (self._fx.window, self._fx.max_len) != (o["window"], o["max_len"]):
+        wanted = (o["window"], o["max_len"], self.lang)
+        if self._fx is None or (self._fx.window, self._fx.max_len, self._fx.lang) != wanted:
             self._fx = FeatureExtractor(window=o["window"], max_len=o["max_len"],
-                                        clusters=self._clusters)
+                                        clusters=self._clusters, lang=self.lang)
         return self._fx
 
     def use_word_clusters(self, clusters) -> "CrfTagger":

@@ -103,8 +103,9 @@ class FeatureExtractor:
 
     def __init__(self, gazetteers: Gazetteers | None = None, window: int = 2,
                  max_len: int = 150, affixes: int = 4, rules: bool = True,
-                 clusters: "WordClusters | None" = None):
+                 clusters: "WordClusters | None" = None, lang: str = "en"):
         self.gaz = gazetteers or load_gazetteers()
+        self.lang = lang
         self.clusters = clusters
         self.rules = rules
         self.window = window
@@ -352,7 +353,7 @@ class FeatureExtractor:
         if not self.rules:
             return
         phi = [m for m in pats if m.category != P.NONPHI]
-        for m in find_rule_matches(text, tokens, self.gaz, patterns=phi)[len(phi):]:
+        for m in find_rule_matches(text, tokens, self.gaz, lang=self.lang, patterns=phi)[len(phi):]:
             first = bisect.bisect_right(ends, m.start)
             last = bisect.bisect_left(starts, m.end)
             for k in range(first, last):

@@ -35,6 +35,7 @@ from . import patterns as P
 from .base import Tagger, lowered, training_summary
 from .gazetteers import CITY, COUNTRY, HOLIDAY, PROFESSION, STATE, Gazetteers, fold, \
     load_gazetteers
+from .languages import language_rules
 from .patterns import PatternMatch
 
 #: Generic key -> i2b2-2014 PHI type (the catalogue in deid_annotator.labels).
@@ -483,7 +484,11 @@ def find_rule_matches(text: str, tokens: Sequence[Token] | None = None,
                       patterns: list[PatternMatch] | None = None) -> list[PatternMatch]:
     """All rule matches in ``text`` (patterns, names, places...), overlapping, unsorted
     by preference; :func:`deid_annotator.taggers.patterns.resolve` picks the best.
-    ``patterns``: the PHI matches of :func:`.patterns.find_patterns`, if already found."""
+    ``patterns``: the PHI matches of :func:`.patterns.find_patterns`, if already found.
+    A language with rules of its own (:mod:`.languages`) gets those instead."""
+    own = language_rules(lang)
+    if own is not None:
+        return (list(patterns) if patterns is not None else []) + own.find_matches(text)
     if tokens is None:
         tokens = Tokenizer(lang)(text)
     gaz = gazetteers or load_gazetteers()
@@ -504,13 +509,14 @@ def _category(key: str) -> str:
     return key.split(".", 1)[0]
 
 
-def _hint_label(category: str, labels: Sequence[str]) -> str | None:
+def _hint_label(category: str, labels: Sequence[str], lang: str = "en") -> str | None:
     """A label whose name suggests the category ("Date" for DATE), most specific first."""
     cat = category.lower()
     exact = [lab for lab in labels if lab.lower() == cat]
     if exact:
         return exact[0]
-    for hint in _LABEL_HINTS.get(category, ()):
+    own = language_rules(lang)
+    for hint in (own.LABEL_HINTS.get(category, ()) if own else ()) + _LABEL_HINTS.get(category, ()):
         for lab in labels:
             if hint in lab.lower():
                 return lab
@@ -576,7 +582,8 @@ class RulesTagger(Tagger):
             if note.spans and note.text.strip():
                 gold = sorted(note.spans, key=lambda s: s.start)
                 starts = [s.start for s in gold]
-                for m in P.resolve(find_rule_matches(note.text, self.tokenizer(note.text))):
+                for m in P.resolve(find_rule_matches(note.text, self.tokenizer(note.text),
+                                                     lang=self.lang)):
                     hit = Counter()
                     lo = max(0, bisect.bisect_left(starts, m.start) - 5)
                     for s in gold[lo:]:
@@ -621,7 +628,7 @@ class RulesTagger(Tagger):
             lab = i2b2_label(key)
             return (lab if lab in labels else None), None
         if labels:
-            lab = _hint_label(_category(key), labels)
+            lab = _hint_label(_category(key), labels, self.lang)
             if lab is not None:
                 return lab, None
             if self.mapping:
@@ -643,7 +650,7 @@ class RulesTagger(Tagger):
         """The spans of one text, at the operating point ``min_confidence`` (see ``predict``)."""
         if not text.strip():
             return []
-        matches = find_rule_matches(text, self.tokenizer(text))
+        matches = find_rule_matches(text, self.tokenizer(text), lang=self.lang)
         scored = []
         for m in matches:
             label, conf = self.label_for(m.key)

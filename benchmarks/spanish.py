@@ -1,0 +1,152 @@
+"""Benchmark the taggers on generated Spanish case reports in MEDDOCAN's brat layout.
+
+For each seed, writes a training, a validation and a test corpus of
+:func:`deid_annotator.synthetic.spanish.generate_spanish_corpus` (one patient a note, as
+in MEDDOCAN, so the split by document is a split by patient; the seeds of the three parts
+differ) as another tool writes brat: .txt/.ann pairs, no metadata file, the test notes
+optionally with CRLF line breaks and a byte-order mark (``--windows``). Then runs the
+commands a user runs: ``import`` of the training folder into a project, ``train --lang es``,
+``tag`` and ``evaluate`` (all as subprocesses: start-up counts in notes/s), and prints one
+row a tagger: strict entity P/R/F1 and binary token F1 on the test notes (the validation
+notes' strict F1 beside them), train seconds and tag notes/s, as mean and spread
+(min–max) over the seeds.
+
+    python benchmarks/spanish.py [--taggers rules,crf,stacked] [--seeds 1,2,3]
+                                 [--train 250] [--validation 50] [--test 100] [--windows]
+                                 [--real DIR] [--work DIR]
+
+``--real DIR`` also tags a brat folder of real annotated notes (MEDDOCAN's test set, for
+one; it is not shipped) with each model trained on generated notes, and adds its strict
+entity F1 as a column: how far the generated notes carry to real text.
+
+Generated notes are far more regular than real case reports (a closed set of sentences,
+layouts and cue words; PHI drawn from the same Faker lists in every split): figures here
+overestimate figures on real Spanish text such as MEDDOCAN's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from measured_on import run_and_report  # noqa: E402
+
+from deid_annotator.corpus import Corpus  # noqa: E402
+from deid_annotator.synthetic.spanish import generate_spanish_corpus  # noqa: E402
+
+
+def write_brat(corpus: Corpus, folder: Path, bom: bool = False) -> None:
+    """brat standoff as brat writes it (T lines in text order, no metadata file); with
+    ``bom`` the .txt starts with U+FEFF and every offset counts it, as brat's do."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shift = 1 if bom else 0
+    for note in corpus.notes:
+        (folder / f"{note.id}.txt").write_bytes((("\ufeff" if bom else "") + note.text).encode("utf-8"))
+        eol = "\r\n" if "\r\n" in note.text else "\n"
+        lines = [f"T{k}\t{s.label} {s.start + shift} {s.end + shift}\t{note.text[s.start:s.end]}"
+                 for k, s in enumerate(note.sorted_spans(), 1)]
+        (folder / f"{note.id}.ann").write_bytes("".join(line + eol for line in lines).encode("utf-8"))
+
+
+def cli(*args: str) -> tuple[str, float]:
+    """Run ``deid-annotator ARGS``; its standard output and wall seconds."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "deid_annotator", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"deid-annotator {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout, time.perf_counter() - started
+
+
+def scores(gold: Path, pred: Path) -> dict:
+    out, _ = cli("evaluate", "--format", "brat", "--gold", str(gold), "--pred", str(pred), "--json")
+    return json.loads(out)
+
+
+def run_seed(seed: int, args, work: Path) -> dict[str, dict]:
+    base = work / f"seed{seed}"
+    parts = {"train": (args.train, seed * 100 + 1, "\n", False),
+             "validation": (args.validation, seed * 100 + 2, "\n", False),
+             "test": (args.test, seed * 100 + 3, "\r\n" if args.windows else "\n", args.windows)}
+    for name, (n, part_seed, eol, bom) in parts.items():
+        write_brat(generate_spanish_corpus(n, part_seed, line_break=eol), base / name, bom=bom)
+    out, _ = cli("import", "--db", str(base / "project.db"), "--format", "brat", "--lang", "es",
+                 str(base / "train"))
+    print(f"seed {seed}: {out.strip()}", file=sys.stderr)
+    results = {}
+    for tagger in args.taggers:
+        model = base / f"model-{tagger}"
+        _, train_s = cli("train", "--format", "brat", "--corpus", str(base / "train"), "--tagger", tagger,
+                         "--lang", "es", "--seed", str(seed), "--out", str(model))
+        row = {"train_s": train_s}
+        folders = {"validation": base / "validation", "test": base / "test"}
+        if args.real:
+            folders["real"] = Path(args.real)
+        for name, folder in folders.items():
+            _, tag_s = cli("tag", "--model", str(model), "--format", "brat", "--corpus", str(folder),
+                           "--out", str(base / f"tagged-{tagger}-{name}"))
+            report = scores(folder, base / f"tagged-{tagger}-{name}")
+            row[name] = report
+            if name == "test":
+                row["notes_per_s"] = args.test / tag_s
+        results[tagger] = row
+        s = row["test"]["strict"]
+        print(f"seed {seed} {tagger}: strict F1 {s['f1']:.3f} (validation "
+              f"{row['validation']['strict']['f1']:.3f}), train {train_s:.0f} s", file=sys.stderr)
+    return results
+
+
+def spread(values: list[float], digits: int = 3) -> str:
+    fmt = f"{{:.{digits}f}}"
+    mean = fmt.format(statistics.fmean(values))
+    if len(values) < 2:
+        return mean
+    return f"{mean} ({fmt.format(min(values))}–{fmt.format(max(values))})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--taggers", default="rules,crf,stacked")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--train", type=int, default=250)
+    parser.add_argument("--validation", type=int, default=50)
+    parser.add_argument("--test", type=int, default=100)
+    parser.add_argument("--windows", action="store_true",
+                        help="test notes with CRLF line breaks and a byte-order mark")
+    parser.add_argument("--real", default=None, help="a brat folder of real annotated notes to score too")
+    parser.add_argument("--work", default=None, help="folder for the corpora and models (default: a temporary one)")
+    args = parser.parse_args()
+    args.taggers = [t for t in args.taggers.split(",") if t]
+    seeds = [int(s) for s in args.seeds.split(",") if s]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(args.work) if args.work else Path(tmp)
+        runs = [run_seed(seed, args, work) for seed in seeds]
+    print(f"Generated Spanish case reports (MEDDOCAN layout and labels), brat; {args.train} training, "
+          f"{args.validation} validation, {args.test} test notes a seed"
+          f"{', test notes with CRLF and a BOM' if args.windows else ''}; seeds {args.seeds}: "
+          f"mean (min–max).\n")
+    real = f" | strict F1 on {Path(args.real).name}" if args.real else ""
+    print(f"| tagger | strict P | strict R | strict F1 | token F1 | validation strict F1 | train s | tag notes/s{real} |")
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if args.real else ""))
+    for tagger in args.taggers:
+        rows = [run[tagger] for run in runs]
+        strict = [r["test"]["strict"] for r in rows]
+        print(f"| {tagger} | {spread([s['precision'] for s in strict])} | {spread([s['recall'] for s in strict])} | "
+              f"{spread([s['f1'] for s in strict])} | {spread([r['test']['token']['f1'] for r in rows])} | "
+              f"{spread([r['validation']['strict']['f1'] for r in rows])} | "
+              f"{spread([r['train_s'] for r in rows], 0)} | {spread([r['notes_per_s'] for r in rows], 1)} |"
+              + (f" {spread([r['real']['strict']['f1'] for r in rows])} |" if args.real else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_and_report(main))
