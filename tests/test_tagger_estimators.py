@@ -11,7 +11,7 @@ from sklearn.base import clone
 
 from deid_annotator.errors import DeidError
 from deid_annotator.synthetic import generate_corpus
-from deid_annotator.taggers import Propagation, create_tagger, load_model, tagger_class, tagger_names
+from deid_annotator.taggers import Propagation, create_tagger, load_model, shipped_tagger_names, tagger_class
 
 #: A value other than the default for one parameter of each tagger.
 OTHER_VALUE = {"rules": ("min_confidence", 0.7), "crf": ("c1", 0.5), "tbed": ("min_gain", 4.0),
@@ -39,7 +39,7 @@ def crf(corpus, tmp_path_factory):
     return tagger, tagger.save(tmp_path_factory.mktemp("crf") / "model")
 
 
-@pytest.mark.parametrize("name", tagger_names())
+@pytest.mark.parametrize("name", shipped_tagger_names())
 def test_every_tagger_clones_and_round_trips_its_parameters(name):
     key, value = OTHER_VALUE[name]
     tagger = create_tagger(name, lang="de", **{key: value})
@@ -60,7 +60,7 @@ def test_propagation_clones_and_round_trips_its_parameters():
     assert propagation.set_params(scope="none").scope == "none"
 
 
-@pytest.mark.parametrize("name", tagger_names())
+@pytest.mark.parametrize("name", shipped_tagger_names())
 def test_init_checks_nothing_fit_names_the_tagger_and_the_parameter(name, corpus):
     bad, message = BAD_VALUE[name]
     tagger = create_tagger(name, **bad)        # no error yet: __init__ only stores
@@ -71,7 +71,7 @@ def test_init_checks_nothing_fit_names_the_tagger_and_the_parameter(name, corpus
         tagger.fit(corpus[0])
 
 
-@pytest.mark.parametrize("name", tagger_names())
+@pytest.mark.parametrize("name", shipped_tagger_names())
 def test_an_unknown_parameter_is_a_clear_error_naming_the_known_ones(name):
     with pytest.raises(DeidError, match=f"{name} tagger: unknown parameter\\(s\\) colour; known: "):
         create_tagger(name, colour="red")

@@ -35,6 +35,11 @@ def tagger_names() -> list[str]:
     return sorted(set(_KNOWN) | set(_LOADED))
 
 
+def shipped_tagger_names() -> list[str]:
+    """The taggers that come with deid-annotator (not those a plugin or a test registered)."""
+    return sorted(_KNOWN)
+
+
 def tagger_class(name: str) -> type[Tagger]:
     if name in _LOADED:
         return _LOADED[name]
@@ -77,5 +82,5 @@ def load_model(directory: str | Path) -> Tagger:
     return tagger_class(name).load(directory)
 
 
-__all__ = ["Tagger", "Propagation", "register", "tagger_names", "tagger_class", "accepted_options", "given",
-           "create_tagger", "load_model"]
+__all__ = ["Tagger", "Propagation", "register", "tagger_names", "shipped_tagger_names", "tagger_class",
+           "accepted_options", "given", "create_tagger", "load_model"]
