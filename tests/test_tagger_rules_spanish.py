@@ -51,7 +51,7 @@ def test_english_rules_still_apply_to_english_notes():
 def test_labels_without_gold_come_from_spanish_label_names():
     labels = ["NOMBRE_SUJETO_ASISTENCIA", "FECHAS", "EDAD_SUJETO_ASISTENCIA", "NUMERO_TELEFONO",
               "SEXO_SUJETO_ASISTENCIA", "CORREO_ELECTRONICO"]
-    tagger = create_tagger("rules", lang="es", labels=labels)
+    tagger = create_tagger("rules", lang="es", project_labels=labels)
     got = found(NOTE, tagger.predict([Note("n1", NOTE)])[0])
     assert got.get("3 de marzo de 2019") == "FECHAS"
     assert got.get("70 años") == "EDAD_SUJETO_ASISTENCIA"
