@@ -34,6 +34,7 @@ from . import create_tagger, register, tagger_class, tagger_names
 from .base import Tagger, training_summary, with_defaults
 from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
+from .stacking_classifier import candidate_probabilities
 from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
                                member_outputs, patient_folds)
 from .union import merge_union
@@ -346,13 +347,18 @@ class StackedTagger(Tagger):
         :func:`.stacking_members.member_outputs`; a benchmark tags once for many classifiers)."""
         self._require_model()
         fallback = self.labels[0] if self.labels else "PHI"
-        out: list[list[Span]] = []
+        scored = []
         for k, note in enumerate(notes):
             view, cands = self._candidates(note, {n: per_member[n][k] for n in self.options["members"]})
+            scored.append((view, cands, self.builder.matrix(view, cands) if cands else None))
+        probabilities = candidate_probabilities(self.classifier,
+                                                [m for _, _, m in scored if m is not None])
+        out: list[list[Span]] = []
+        for view, cands, _ in scored:
             if not cands:
                 out.append([])
                 continue
-            probs = self.classifier.predict_proba(self.builder.matrix(view, cands))[:, 1]
+            probs = next(probabilities)
             out.append([Span(c.start, c.end, view.label(c, fallback), self.name, float(p))
                         for c, p in zip(cands, probs)])
         return out
