@@ -28,6 +28,7 @@ import numpy as np
 from ..corpus import Corpus, Note, Span
 from ..errors import CancelledError, DeidError, ModelError
 from ..evaluation.operating_points import DEFAULT_THRESHOLDS, TokenConfidences
+from ..note_memo import shared_note_analysis
 from ..progress import Progress, report
 from ..splits import group_key
 from . import create_tagger, register, tagger_class, tagger_names
@@ -181,14 +182,15 @@ class StackedTagger(Tagger):
             folds = patient_folds(notes, self.options["folds"], self.options["seed"])
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
-        cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: self._new_member(n),
-                                            progress)
-              for name in self.options["members"]}
-        members = []
-        for name in self.options["members"]:
-            report(progress, "stacking", 0, None, f"training {name} on all notes")
-            members.append(self._new_member(name).fit(notes, progress=progress))
-        self.fit_classifier(notes, cv, members, progress)
+        with shared_note_analysis():  # the members tokenise and match the same notes
+            cv = {name: cross_validated_outputs(name, notes, folds,
+                                                lambda n=name: self._new_member(n), progress)
+                  for name in self.options["members"]}
+            members = []
+            for name in self.options["members"]:
+                report(progress, "stacking", 0, None, f"training {name} on all notes")
+                members.append(self._new_member(name).fit(notes, progress=progress))
+            self.fit_classifier(notes, cv, members, progress)
         self.training["seconds"] = round(time.perf_counter() - started, 3)
         return self
 
@@ -338,8 +340,9 @@ class StackedTagger(Tagger):
         the threshold (overlapping; for operating points)."""
         self._require_model()
         notes = list(notes)
-        return self.score_outputs(notes, {m.name: member_outputs(m, notes, progress)
-                                          for m in self.members})
+        with shared_note_analysis():  # the members tokenise and match the same notes
+            return self.score_outputs(notes, {m.name: member_outputs(m, notes, progress)
+                                              for m in self.members})
 
     def score_outputs(self, notes: Sequence[Note], per_member: Mapping[str, Sequence[MemberOutput]]
                       ) -> list[list[Span]]:
