@@ -36,8 +36,8 @@ from .base import Tagger, training_summary, with_defaults
 from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from .stacking_classifier import candidate_probabilities
-from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
-                               member_outputs, patient_folds)
+from .stacking_members import MemberOutput, member_options, member_outputs, patient_folds
+from .stacking_parallel import cross_validate_members
 from .union import merge_union
 from .word_spread import WordSpread
 
@@ -183,9 +183,9 @@ class StackedTagger(Tagger):
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
         with shared_note_analysis():  # the members tokenise and match the same notes
-            cv = {name: cross_validated_outputs(name, notes, folds,
-                                                lambda n=name: self._new_member(n), progress)
-                  for name in self.options["members"]}
+            # the single-threaded members' folds in a second process (same outputs)
+            cv = cross_validate_members(self.options["members"], notes, folds, self._new_member,
+                                        progress)
             members = []
             for name in self.options["members"]:
                 report(progress, "stacking", 0, None, f"training {name} on all notes")
