@@ -97,6 +97,17 @@ _WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:"
                 "wc")
 
 
+class _WindowKeys(dict):
+    """Feature key -> whether neighbours carry it (:data:`_WINDOW_KEYS`), each distinct key
+    tested once."""
+
+    def __missing__(self, key: str) -> bool:
+        value = self[key] = key.startswith(_WINDOW_KEYS)
+        return value
+
+
+_IN_WINDOW = _WindowKeys()
+
 #: Distinct token texts whose word features are kept (a few MB; cleared when full).
 _WORD_CACHE_SIZE = 100_000
 
@@ -162,7 +173,8 @@ class FeatureExtractor:
         w = self.window
         offsets = [d for d in range(-w, w + 1) if d != 0]
         tags = {d: f"{d:+d}:" for d in offsets}
-        small = [[(k, v) for k, v in b.items() if k.startswith(_WINDOW_KEYS)] for b in base]
+        in_window = _IN_WINDOW
+        small = [[(k, v) for k, v in b.items() if in_window[k]] for b in base]
         for seq in sequences:
             for i in range(seq.first, seq.last):
                 f = dict(base[i])
