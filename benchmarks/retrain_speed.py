@@ -12,14 +12,18 @@ pre-annotated ahead) and the seconds of each stage are printed:
 - ``score pool`` / ``ahead``: the work that makes the next batch not wait for the model;
 - ``measure``: the second model, trained on the gold notes outside the evaluation slice
   and scored on the slice (the version's metrics);
-- ``whole job``: all of it, what the app's retrain dialog waits for.
+- ``whole job``: all of it, what the app's retrain dialog waits for; beside it its CPU
+  seconds (user + sys, all threads of this process and its children) and the load average at its start: on
+  a shared machine wall time depends on the others' jobs, CPU time much less.
 
     python benchmarks/retrain_speed.py [--gold 200,400] [--richest] [--tagger crf]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -35,6 +39,12 @@ from deid_annotator.store import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
+
+
+def _cpu_seconds() -> float:
+    """User + sys seconds of this process (all threads) and of its finished children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class StageClock:
@@ -71,8 +81,8 @@ def main() -> int:
     pool, _test = split_by_patient(read_corpus("physionet", args.corpus).notes, 0.2, seed=13)
     work = private_dir(Path(tempfile.mkdtemp(prefix="deid-retrain-speed-")))
     print("| gold notes | slice notes | retrain proper s | score pool s | ahead s | measure s "
-          "| whole job s |")
-    print("|---|---|---|---|---|---|---|")
+          "| whole job s | whole job CPU s | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.gold.split(",")]:
         if args.richest:
             gold = sorted(pool, key=lambda note: -len(note.spans))[:n]
@@ -85,6 +95,7 @@ def main() -> int:
             project.import_corpus(Corpus([note for note in pool if note.id not in ids]).without_spans(),
                                   source="model")
         clock = StageClock()
+        cpu, at = _cpu_seconds(), os.getloadavg()[0]
         result = RetrainJob(path, args.tagger, progress=Progress(clock)).run()
         end = time.perf_counter()
         stages = clock.seconds(end)
@@ -92,7 +103,8 @@ def main() -> int:
                             if k not in ("score", "pre-annotate ahead", "measure"))
         print(f"| {n} | {result.eval_notes} | {result.seconds:.1f} (stages {tagger_stages:.1f}) "
               f"| {stages.get('score', 0):.1f} | {stages.get('pre-annotate ahead', 0):.1f} "
-              f"| {stages.get('measure', 0):.1f} | {end - clock.started:.1f} |")
+              f"| {stages.get('measure', 0):.1f} | {end - clock.started:.1f} "
+              f"| {_cpu_seconds() - cpu:.1f} | {at:.1f} |")
         token = result.metrics.get("token") or {}
         print(f"  slice token F1 {token.get('f1')}, {result.metrics.get('eval_status') or 'measured'}",
               file=sys.stderr)

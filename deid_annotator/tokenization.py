@@ -12,6 +12,7 @@ inside a token is widened to whole tokens and reported as a :class:`Misalignment
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +20,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from .corpus import Span
 from .errors import DeidError
+from .note_memo import memoized, sharing
 from .spacy_rules import INSIDE_RUN as _INSIDE_RUN
 from .spacy_rules import RunCuts
 
@@ -115,6 +117,24 @@ class Tokenizer:
         return self.tokenize(text)
 
     def tokenize(self, text: str) -> list[Token]:
+        if sharing():  # the members of a stacked tagger tokenise the same notes
+            return list(memoized(("tokens", self._identity(), text),
+                                 lambda: tuple(self._tokenize(text))))
+        return self._tokenize(text)
+
+    def _identity(self) -> tuple:
+        """What decides this tokenizer's tokens: tokenizers with the same identity give the
+        same tokens, so they can share them."""
+        identity = self.__dict__.get("_identity_key")
+        if identity is None:
+            if self._run_cuts is None:
+                identity = ("spacy", self.lang)
+            else:
+                identity = ("rules", self.lang, json.dumps(self._run_cuts.rules, sort_keys=True))
+            self._identity_key = identity
+        return identity
+
+    def _tokenize(self, text: str) -> list[Token]:
         # The regex pieces of every spaCy token are the runs of the whole text, cut where spaCy
         # starts a token inside a letter or digit run ("cannot" -> "can" "not", "don't" ->
         # "do" "n't"): one regex pass over the text, not one per spaCy token (same tokens).

@@ -93,6 +93,15 @@ def _pycrfsuite():
     return pycrfsuite
 
 
+class _PhiMatchKeys(dict):
+    """Feature key -> :func:`.features.is_phi_match`, each distinct key tested once (a
+    training set has millions of keys and a few thousand distinct ones)."""
+
+    def __missing__(self, key: str) -> bool:
+        value = self[key] = is_phi_match(key)
+        return value
+
+
 def _make_trainer(progress: Progress | None, total: int):
     pycrfsuite = _pycrfsuite()
 
@@ -363,6 +372,7 @@ class CrfTagger(Tagger):
         keep_hard = o["keep_hard_negatives"]
         positives = 0
         fx, tok = self.extractor, self.tokenizer
+        phi_keys = _PhiMatchKeys()
         total = len(notes)
         for k, note in enumerate(notes):
             if progress is not None and progress.cancelled:
@@ -381,7 +391,7 @@ class CrfTagger(Tagger):
                         trainer.append(xs, ys)
                         positives += 1
                     else:
-                        hard = keep_hard and any(is_phi_match(key) for x in xs for key in x)
+                        hard = keep_hard and any(any(map(phi_keys.__getitem__, x)) for x in xs)
                         (hard_negatives if hard else negatives).append((xs, ys))
                 n_tokens += len(tokens)
                 n_seq += len(seqs)
@@ -468,19 +478,19 @@ class CrfTagger(Tagger):
         all_tags = tagger.labels()
         has_o = "O" in all_tags
         tagset = [t for t in all_tags if t != "O"]
+        tag_labels = [(t, t[2:]) for t in tagset]
+        marginal = tagger.marginal
         threshold = lowered(self._config()["threshold"], min_confidence)
         for s in seqs:
-            tagger.set([feats[i] for i in range(s.first, s.last)])
+            tagger.set(feats[s.first:s.last])
             viterbi = tagger.tag()
             for j, i in enumerate(range(s.first, s.last)):
-                p_o = tagger.marginal("O", j) if has_o else 0.0
+                p_o = marginal("O", j) if has_o else 0.0
                 phi[i] = min(1.0, max(0.0, 1.0 - p_o))
                 by_label: dict[str, float] = {}
                 if phi[i] >= _MIN_LABEL_PROB:  # label probabilities of near-certain O
-                    for t in tagset:          # tokens are left out (speed)
-                        p = tagger.marginal(t, j)
-                        lab = t[2:]
-                        by_label[lab] = by_label.get(lab, 0.0) + p
+                    for t, lab in tag_labels:  # tokens are left out (speed)
+                        by_label[lab] = by_label.get(lab, 0.0) + marginal(t, j)
                 probs[i] = by_label
                 tag = viterbi[j]
                 if tag == "O" and threshold is not None and phi[i] >= threshold and by_label:

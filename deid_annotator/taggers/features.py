@@ -98,6 +98,21 @@ _WINDOW_KEYS = ("w", "sh", "title", "upper", "digit", "g:", "cue:", "pc:", "rc:"
                 "wc")
 
 
+class _WindowKeys(dict):
+    """Feature key -> whether neighbours carry it (:data:`_WINDOW_KEYS`), each distinct key
+    tested once."""
+
+    def __missing__(self, key: str) -> bool:
+        value = self[key] = key.startswith(_WINDOW_KEYS)
+        return value
+
+
+_IN_WINDOW = _WindowKeys()
+
+#: Distinct token texts whose word features are kept (a few MB; cleared when full).
+_WORD_CACHE_SIZE = 100_000
+
+
 class FeatureExtractor:
     """Turns a note's tokens into CRF feature dicts; sequences via :meth:`sequences`."""
 
@@ -114,6 +129,7 @@ class FeatureExtractor:
         self._state_codes = {c.upper() for c in self.gaz.states.values()}
         self._months = set(P.MONTHS) | set(P.MONTH_ABBR)
         self._weekdays = set(P.WEEKDAYS)
+        self._word_cache: dict[str, tuple] = {}
 
     # -- sequences ----------------------------------------------------------------
     def sequences(self, text: str, tokens: Sequence[Token]) -> list[Sequence_]:
@@ -159,7 +175,8 @@ class FeatureExtractor:
         w = self.window
         offsets = [d for d in range(-w, w + 1) if d != 0]
         tags = {d: f"{d:+d}:" for d in offsets}
-        small = [[(k, v) for k, v in b.items() if k.startswith(_WINDOW_KEYS)] for b in base]
+        in_window = _IN_WINDOW
+        small = [[(k, v) for k, v in b.items() if in_window[k]] for b in base]
         for seq in sequences:
             for i in range(seq.first, seq.last):
                 f = dict(base[i])
@@ -255,81 +272,114 @@ class FeatureExtractor:
                         and low[j] not in gaz.common:
                     titled.add(low[j])
 
-        aff = self.affixes
+        # word-level features come from a per-word cache (a note repeats its words, and
+        # notes repeat each other's); keys are added in the order the CRF was trained with
+        word_features = self._word_features
         for i in range(n):
-            w, lw, f = words[i], low[i], out[i]
+            f = out[i]
             f["bias"] = 1.0
-            f["w"] = lw
-            f["len"] = _len_bucket(len(w))
-            f["sh"] = short_shape(w) if len(w) > 4 else shape(w)
+            head, affixes, casing, rest, clusters = word_features(words[i])
+            f.update(head)
             lc = line_case.get(line_ids[i], "mixed")
             f["lcase"] = lc
-            if w.isalpha():
-                for k in range(1, min(aff, len(lw)) + 1):
-                    f[f"p{k}"] = lw[:k]
-                    f[f"s{k}"] = lw[-k:]
-                if w.istitle():
+            if affixes is not None:  # a word of letters
+                f.update(affixes)
+                if casing == "title":
                     f["title"] = 1.0
                     if lc == "lower":
                         f["title_in_lower"] = 1.0
-                elif w.isupper():
+                elif casing == "upper":
                     f["upper"] = 1.0
                     if lc != "upper":
                         f["upper_in_mixed"] = 1.0
-                elif w.islower():
+                elif casing == "lower":
                     f["lower"] = 1.0
-                if lw in gaz.first_names:
-                    f["g:first"] = 1.0
-                    f["g:frank"] = _rank_bucket(gaz.first_names[lw])
-                if lw in gaz.last_names:
-                    f["g:last"] = 1.0
-                    f["g:lrank"] = _rank_bucket(gaz.last_names[lw])
-                p = gaz.common.get(lw)
-                if p is not None:
-                    f["g:common"] = "hi" if p > -9 else "mid" if p > -12 else "lo"
-                else:
-                    f["g:rare"] = 1.0
-                cl = gaz.cluster(w)
-                if cl:
-                    bits = bin(cl)[3:]  # the path below the root
-                    for k in (2, 4, 6, 8):
-                        if len(bits) > k:
-                            f[f"bc{k}"] = bits[:k]
-                    f["bc"] = bits
-                if lw in gaz.street_suffixes:
-                    f["g:street"] = 1.0
-                if w.isupper() and len(w) == 2 and w in self._state_codes:
-                    f["g:statecode"] = 1.0
-                if lw in self._months:
-                    f["g:month"] = 1.0
-                if lw in self._weekdays:
-                    f["g:weekday"] = 1.0
-                if lw in P.TITLES:
-                    f["cue:title"] = 1.0
-                if lw in P.HCP_TITLES:
-                    f["cue:hcp"] = 1.0
-                if lw in P.CREDENTIALS:
-                    f["cue:cred"] = 1.0
-                if lw in P.RELATIVES:
-                    f["cue:rel"] = 1.0
-                if lw in P.HOSPITAL_WORDS:
-                    f["cue:hosp"] = 1.0
-                if lw in P.LOCATION_CUES:
-                    f["cue:loc"] = 1.0
-                if lw in titled:
+                f.update(rest)
+                if low[i] in titled:
                     f["titled_in_note"] = 1.0
-            elif w.isdigit():
-                f["digit"] = 1.0
-                f["ndig"] = str(min(len(w), 6))
-                v = int(w) if len(w) <= 6 else 10 ** 6
-                f["num"] = ("<=12" if v <= 12 else "<=31" if v <= 31 else "<=99" if v <= 99
-                            else "19xx/20xx" if len(w) == 4 and w[:2] in ("19", "20")
-                            else "big")
             else:
-                f["punct"] = w
-        if self.clusters is not None:
-            add_cluster_features(self.clusters, words, out)
+                f.update(rest)
+            if clusters is not None:
+                f.update(clusters)
         return out
+
+    def _word_features(self, w: str) -> tuple:
+        """The features of token text ``w`` that depend on the word alone, cached:
+        ``(head, affixes, casing, rest, clusters)``; ``affixes`` is None unless ``w`` is
+        letters, ``clusters`` None without word clusters."""
+        cached = self._word_cache.get(w)
+        if cached is None:
+            if len(self._word_cache) >= _WORD_CACHE_SIZE:
+                self._word_cache.clear()
+            cached = self._word_cache[w] = self._compute_word_features(w)
+        return cached
+
+    def _compute_word_features(self, w: str) -> tuple:
+        gaz = self.gaz
+        lw = fold(w)
+        head = (("w", lw), ("len", _len_bucket(len(w))),
+                ("sh", short_shape(w) if len(w) > 4 else shape(w)))
+        affixes = casing = None
+        f: dict[str, Any] = {}
+        if w.isalpha():
+            affixes = []
+            for k in range(1, min(self.affixes, len(lw)) + 1):
+                affixes += [(f"p{k}", lw[:k]), (f"s{k}", lw[-k:])]
+            casing = ("title" if w.istitle() else "upper" if w.isupper()
+                      else "lower" if w.islower() else None)
+            if lw in gaz.first_names:
+                f["g:first"] = 1.0
+                f["g:frank"] = _rank_bucket(gaz.first_names[lw])
+            if lw in gaz.last_names:
+                f["g:last"] = 1.0
+                f["g:lrank"] = _rank_bucket(gaz.last_names[lw])
+            p = gaz.common.get(lw)
+            if p is not None:
+                f["g:common"] = "hi" if p > -9 else "mid" if p > -12 else "lo"
+            else:
+                f["g:rare"] = 1.0
+            cl = gaz.cluster(w)
+            if cl:
+                bits = bin(cl)[3:]  # the path below the root
+                for k in (2, 4, 6, 8):
+                    if len(bits) > k:
+                        f[f"bc{k}"] = bits[:k]
+                f["bc"] = bits
+            if lw in gaz.street_suffixes:
+                f["g:street"] = 1.0
+            if w.isupper() and len(w) == 2 and w in self._state_codes:
+                f["g:statecode"] = 1.0
+            if lw in self._months:
+                f["g:month"] = 1.0
+            if lw in self._weekdays:
+                f["g:weekday"] = 1.0
+            if lw in P.TITLES:
+                f["cue:title"] = 1.0
+            if lw in P.HCP_TITLES:
+                f["cue:hcp"] = 1.0
+            if lw in P.CREDENTIALS:
+                f["cue:cred"] = 1.0
+            if lw in P.RELATIVES:
+                f["cue:rel"] = 1.0
+            if lw in P.HOSPITAL_WORDS:
+                f["cue:hosp"] = 1.0
+            if lw in P.LOCATION_CUES:
+                f["cue:loc"] = 1.0
+        elif w.isdigit():
+            f["digit"] = 1.0
+            f["ndig"] = str(min(len(w), 6))
+            v = int(w) if len(w) <= 6 else 10 ** 6
+            f["num"] = ("<=12" if v <= 12 else "<=31" if v <= 31 else "<=99" if v <= 99
+                        else "19xx/20xx" if len(w) == 4 and w[:2] in ("19", "20")
+                        else "big")
+        else:
+            f["punct"] = w
+        clusters = None
+        if self.clusters is not None:
+            one: list[dict[str, Any]] = [{}]
+            add_cluster_features(self.clusters, [w], one)
+            clusters = tuple(one[0].items())
+        return head, None if affixes is None else tuple(affixes), casing, tuple(f.items()), clusters
 
     def _pattern_features(self, text: str, tokens: Sequence[Token],
                           out: list[dict[str, Any]]) -> None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from ..note_memo import memoized, sharing
+
 DATE, AGE, PHONE, CONTACT, ID, LOCATION, NAME, PROFESSION = (
     "DATE", "AGE", "PHONE", "CONTACT", "ID", "LOCATION", "NAME", "PROFESSION")
 NONPHI = "NONPHI"
@@ -458,6 +460,16 @@ def find_patterns(text: str, negatives: bool = True,
     """Every pattern match in ``text``, sorted by start. PHI matches that lie inside a
     NONPHI match (a time, a blood pressure, a dose...) are dropped; overlapping PHI matches
     are all kept (see :func:`resolve` to keep the best)."""
+    if categories is None and sharing():  # several taggers scan the same notes
+        found = memoized(("patterns", text), lambda: tuple(_find_patterns(text, True, None)))
+        # the PHI matches come first in the list sorted stably: dropping the NONPHI ones
+        # gives what negatives=False gives
+        return list(found) if negatives else [m for m in found if m.category != NONPHI]
+    return _find_patterns(text, negatives, categories)
+
+
+def _find_patterns(text: str, negatives: bool, categories: Iterable[str] | None
+                   ) -> list[PatternMatch]:
     wanted = None if categories is None else set(categories)
     pats = list(_patterns())
     z = _zip_pattern()

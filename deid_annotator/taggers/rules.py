@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from ..corpus import Note, Span
 from ..errors import DeidError
 from ..labels import I2B2_BY_NAME
+from ..note_memo import memoized, sharing
 from ..progress import Progress, report
 from ..tokenization import Token, Tokenizer
 from . import register
@@ -492,15 +493,24 @@ def find_rule_matches(text: str, tokens: Sequence[Token] | None = None,
     if tokens is None:
         tokens = Tokenizer(lang)(text)
     gaz = gazetteers or load_gazetteers()
+    out = list(P.find_patterns(text, negatives=False) if patterns is None else patterns)
+    if sharing():  # the rules member, the tbed's rules and the crf's features ask alike
+        # the gazetteers are kept beside the matches: their id is only theirs while they live
+        kept, matches = memoized(("rule matches", id(gaz), text, tuple(tokens)),
+                                 lambda: (gaz, tuple(_name_and_place_matches(text, tokens, gaz))))
+        out.extend(matches if kept is gaz else _name_and_place_matches(text, tokens, gaz))
+    else:
+        out.extend(_name_and_place_matches(text, tokens, gaz))
+    return out
+
+
+def _name_and_place_matches(text: str, tokens: Sequence[Token], gaz: Gazetteers
+                            ) -> list[PatternMatch]:
     words = [t.text for t in tokens]
     c = _Ctx(text, tokens, words, [fold(w) for w in words], _line_cases(text, tokens, words),
              gaz)
-    out = list(P.find_patterns(text, negatives=False) if patterns is None else patterns)
     names = _names(c)
-    out.extend(names)
-    out.extend(_propagate(c, names))
-    out.extend(_locations(c))
-    return out
+    return names + _propagate(c, names) + _locations(c)
 
 
 # -- label mapping ----------------------------------------------------------------------

@@ -29,6 +29,7 @@ import numpy as np
 from ..corpus import Corpus, Note, Span
 from ..errors import CancelledError, DeidError, ModelError
 from ..evaluation.operating_points import DEFAULT_THRESHOLDS, TokenConfidences
+from ..note_memo import shared_note_analysis
 from ..progress import Progress, report
 from ..splits import group_key
 from . import create_tagger, register, tagger_class, tagger_names
@@ -36,8 +37,9 @@ from .base import Tagger, lowered, training_summary
 from .propagation import DEFAULT_MIN_CONFIDENCE, DEFAULT_SCOPE, Propagation
 from .stacking_candidates import Candidate, find_candidates, gold_share, token_range
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
-from .stacking_members import (MemberOutput, cross_validated_outputs, member_options,
-                               member_outputs, patient_folds)
+from .stacking_classifier import candidate_probabilities
+from .stacking_members import MemberOutput, member_options, member_outputs, patient_folds
+from .stacking_parallel import cross_validate_members
 from .union import merge_union
 from .word_spread import WordSpread
 
@@ -208,15 +210,15 @@ class StackedTagger(Tagger):
             folds = patient_folds(notes, self.folds, self.seed)
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
-        template = self._member_propagation()
-        cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: self._new_member(n),
-                                            progress, template)
-              for name in self.members}
-        members = []
-        for name in self.members:
-            report(progress, "stacking", 0, None, f"training {name} on all notes")
-            members.append(self._new_member(name).fit(notes, progress=progress))
-        self.fit_classifier(notes, cv, members, progress)
+        with shared_note_analysis():  # the members tokenise and match the same notes
+            # the single-threaded members' folds in a second process (same outputs)
+            cv = cross_validate_members(self.members, notes, folds, self._new_member, progress,
+                                        self._member_propagation())
+            members = []
+            for name in self.members:
+                report(progress, "stacking", 0, None, f"training {name} on all notes")
+                members.append(self._new_member(name).fit(notes, progress=progress))
+            self.fit_classifier(notes, cv, members, progress)
         self.training["seconds"] = round(time.perf_counter() - started, 3)
         return self
 
@@ -369,9 +371,10 @@ class StackedTagger(Tagger):
         operating point ``min_confidence`` (see ``predict``)."""
         self._require_model()
         notes = list(notes)
-        return self.score_outputs(notes, {
-            m.name: member_outputs(m, notes, progress, propagation, min_confidence)
-            for m, propagation in zip(self.members_, self.member_propagations_)})
+        with shared_note_analysis():  # the members tokenise and match the same notes
+            return self.score_outputs(notes, {
+                m.name: member_outputs(m, notes, progress, propagation, min_confidence)
+                for m, propagation in zip(self.members_, self.member_propagations_)})
 
     def score_outputs(self, notes: Sequence[Note], per_member: Mapping[str, Sequence[MemberOutput]]
                       ) -> list[list[Span]]:
@@ -379,13 +382,18 @@ class StackedTagger(Tagger):
         :func:`.stacking_members.member_outputs`; a benchmark tags once for many classifiers)."""
         self._require_model()
         fallback = self.labels[0] if self.labels else "PHI"
-        out: list[list[Span]] = []
+        scored = []
         for k, note in enumerate(notes):
             view, cands = self._candidates(note, {n: per_member[n][k] for n in self.members})
+            scored.append((view, cands, self.builder.matrix(view, cands) if cands else None))
+        probabilities = candidate_probabilities(self.classifier_,
+                                                [m for _, _, m in scored if m is not None])
+        out: list[list[Span]] = []
+        for view, cands, _ in scored:
             if not cands:
                 out.append([])
                 continue
-            probs = self.classifier_.predict_proba(self.builder.matrix(view, cands))[:, 1]
+            probs = next(probabilities)
             out.append([Span(c.start, c.end, view.label(c, fallback), self.name, float(p))
                         for c, p in zip(cands, probs)])
         return out
