@@ -48,3 +48,4 @@ def test_one_core_runs_every_fold_here(monkeypatch):
 
     out = cross_validate_members(["rules"], notes, folds, new_member)
     assert len(out["rules"]) == len(notes) and made == ["rules", "rules"]
+

@@ -343,6 +343,19 @@ class CrfTagger(Tagger):
             self._per_thread.tagger, self._per_thread.model = mine, self._model
         return mine
 
+    def __getstate__(self) -> dict[str, Any]:
+        # CRFsuite taggers and the per-thread slot do not pickle (the stacked tagger sends
+        # untrained members to a worker process); a model's bytes do, and are opened again
+        state = self.__dict__.copy()
+        state["_tagger"] = state["_per_thread"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._per_thread = threading.local()
+        if self._model is not None:
+            self._open(self._model)
+
     def _open(self, model: bytes) -> None:
         tagger = _pycrfsuite().Tagger()
         tagger.open_inmemory(model)
