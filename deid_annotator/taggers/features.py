@@ -111,6 +111,9 @@ _IN_WINDOW = _WindowKeys()
 
 #: Distinct token texts whose word features are kept (a few MB; cleared when full).
 _WORD_CACHE_SIZE = 100_000
+#: Cue-word features, in the order they are added (the order of a token's features).
+_CUE_WORDS = (("cue:title", P.TITLES), ("cue:hcp", P.HCP_TITLES), ("cue:cred", P.CREDENTIALS),
+              ("cue:rel", P.RELATIVES), ("cue:hosp", P.HOSPITAL_WORDS), ("cue:loc", P.LOCATION_CUES))
 
 
 class FeatureExtractor:
@@ -353,18 +356,9 @@ class FeatureExtractor:
                 f["g:month"] = 1.0
             if lw in self._weekdays:
                 f["g:weekday"] = 1.0
-            if lw in P.TITLES:
-                f["cue:title"] = 1.0
-            if lw in P.HCP_TITLES:
-                f["cue:hcp"] = 1.0
-            if lw in P.CREDENTIALS:
-                f["cue:cred"] = 1.0
-            if lw in P.RELATIVES:
-                f["cue:rel"] = 1.0
-            if lw in P.HOSPITAL_WORDS:
-                f["cue:hosp"] = 1.0
-            if lw in P.LOCATION_CUES:
-                f["cue:loc"] = 1.0
+            for key, words in _CUE_WORDS:
+                if lw in words:
+                    f[key] = 1.0
         elif w.isdigit():
             f["digit"] = 1.0
             f["ndig"] = str(min(len(w), 6))
