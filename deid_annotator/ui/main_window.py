@@ -37,6 +37,7 @@ from .alert_text import alert_text
 from .dashboard import DashboardWidget
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error,
                       write_crash_log)
+from .dock_scroll import DockScrollArea, share_column
 from .keyboard_help import show_keyboard_help
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
@@ -187,7 +188,7 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(title)
-        dock.setWidget(widget)
+        dock.setWidget(DockScrollArea(widget))
         dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
         self.addDockWidget(area, dock)
         return dock
@@ -430,6 +431,7 @@ class MainWindow(QMainWindow):
         self.editor.label_keys = set(session.key_labels)
         self.editor.state_of = session.state
         self.legend.set_labels(session.labels, session.label_keys, session.label_colors)
+        share_column(self, (self.legend_dock, self.propagation_dock))
         self._make_label_actions()
         self.setWindowTitle(window_title(project))
         project_location.show(self, project.path)

@@ -17,7 +17,8 @@ screenshot says nothing about it.
 ``--show`` takes another view instead of the main window as it is: the dashboard, the
 Find notes dock, the import or export dialog, the adjudication view (on two made-up
 annotators' versions of the first notes, from the demo's gold), the guidelines, the
-About dialog or Help ▸ Keyboard shortcuts (``keys``), so that each can be looked at under both palettes and at 2x.
+About dialog or Help ▸ Keyboard shortcuts (``keys``), so that each can be looked at under both palettes and at 2x; ``--size``
+gives the window another size (a laptop's screen).
 """
 from __future__ import annotations
 
@@ -139,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", default="docs/screenshot.png", type=Path)
     parser.add_argument("--scheme", choices=("light", "dark", "system"), default="light",
                         help="View ▸ Colours to show (default: light)")
+    parser.add_argument("--size", default="1500x940", metavar="WxH",
+                        help="the window's size (default 1500x940); e.g. 1280x700 for a laptop")
     parser.add_argument("--show", choices=VIEWS, default="main",
                         help="the view to take (default: the main window)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
@@ -162,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.show == "adjudication":
         add_team_versions(path)
     window = MainWindow(AppConfig(annotator="A. Annotator"), project_path=path)
-    window.resize(1500, 940)
+    width, _, height = args.size.partition("x")
+    window.resize(int(width), int(height))
     window.move(0, 0)
     window.show()
     window.raise_()
