@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QVBoxLayout, QWidget)
 
 from .. import licenses
+from .screen_fit import resize_within_screen
 
 DESCRIPTION = ("Build a de-identification gold corpus of clinical notes and a PHI tagger in one "
                "bootstrapping loop (Hanauer et al. 2013). Everything stays in the project file on "
@@ -52,7 +53,7 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("aboutDialog")
         self.setWindowTitle("About deid-annotator")
-        self.resize(820, 640)
+        resize_within_screen(self, 820, 640)
         info = licenses.about_info()
         self.info = info
         how = "application bundle" if info["frozen"] else "run from source"

@@ -27,6 +27,7 @@ from ..errors import DeidError
 from ..team import adjudication as core
 from .dialogs import error_text, show_error
 from .editor import NoteEditor
+from .screen_fit import resize_within_screen
 
 COLUMNS = ("gold", "text", "start", "end", "label", "marked by")
 
@@ -76,7 +77,7 @@ class AdjudicationView(QWidget):
         self.editors: dict[str, NoteEditor] = {}
         self._boxes: list[QWidget] = []
         self.setWindowTitle(f"Adjudication — {adjudicator}")
-        self.resize(1300, 820)
+        resize_within_screen(self, 1300, 820)
         self._build()
         self.refresh()
 

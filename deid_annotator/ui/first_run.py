@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
 from .help_menu import add_help_action, show_one
+from .screen_fit import resize_within_screen
 
 GUIDE = """\
 # Getting started
@@ -50,7 +51,7 @@ class GettingStarted(QDialog):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Getting started with deid-annotator")
-        self.resize(680, 640)
+        resize_within_screen(self, 680, 640)
         layout = QVBoxLayout(self)
         self.text = QTextBrowser()
         self.text.setMarkdown(GUIDE)

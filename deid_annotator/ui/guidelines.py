@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QLabel, QPlain
 from ..errors import DeidError
 from ..store.guidelines import guidelines, set_guidelines
 from .help_menu import add_help_action, show_one
+from .screen_fit import resize_within_screen
 
 NONE_YET = ("*No annotation guidelines in this project yet.* Help ▸ Annotation guidelines ▸ Edit "
             "writes them: what counts as PHI, where spans start and end, examples.")
@@ -24,7 +25,7 @@ class GuidelinesDialog(QDialog):
         super().__init__(window)
         self.window = window
         self.setWindowTitle("Annotation guidelines")
-        self.resize(760, 640)
+        resize_within_screen(self, 760, 640)
         layout = QVBoxLayout(self)
         self.stack = QStackedWidget()
         self.view = QTextBrowser()

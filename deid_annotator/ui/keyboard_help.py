@@ -13,6 +13,8 @@ from PySide6.QtGui import QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QMenu, QStyle, QTextBrowser, QVBoxLayout,
                                QWidget)
 
+from .screen_fit import resize_within_screen
+
 #: Menus listed first: the keys used all day while annotating.
 FIRST_MENUS = ("Span", "Note", "Edit")
 #: The menu of the labels' own keys: listed as the labels' table instead.
@@ -144,7 +146,7 @@ def keyboard_help_dialog(parent: QWidget | None, sections: list[tuple[str, list[
     buttons = QDialogButtonBox(QDialogButtonBox.Close)
     buttons.rejected.connect(dialog.reject)
     layout.addWidget(buttons)
-    dialog.resize(780, 680)
+    resize_within_screen(dialog, 780, 680)
     return dialog
 
 

@@ -41,6 +41,7 @@ from .dock_scroll import DockScrollArea, share_column
 from .keyboard_help import show_keyboard_help
 from .editor import QT_KEY_SPELLING, NoteEditor
 from .panels import BatchPanel, LegendPanel, PropagationPanel
+from .screen_fit import resize_within_screen
 from . import accessibility, appearance, first_run, guidelines, note_finder, project_dialogs, project_location
 from .project_dialogs import mode_text, window_title
 
@@ -91,7 +92,7 @@ class MainWindow(QMainWindow):
         self.errors: list[str] = []          # every error shown (tests read it)
         self.confirm: Callable[[str, str], bool] = self._confirm
         self.setWindowTitle("deid-annotator")
-        self.resize(1380, 860)
+        resize_within_screen(self, 1380, 860)
         self._build()
         self._poll_timer = QTimer(self)
         self._poll_timer.setInterval(POLL_MS)

@@ -77,6 +77,8 @@ def window(qtbot, project_path):
                    retrain={"options": {"max_iterations": 10}})
     w.confirm = lambda title, text: True
     qtbot.addWidget(w)
+    # a desktop's size: the offscreen screen (800x800) would bound the window to 760x760
+    w.resize(1380, 860)
     w.show()
     qtbot.waitExposed(w)
     w.editor.setFocus()

@@ -38,6 +38,7 @@ def team_window(qtbot, tmp_path, gold):
     w = MainWindow(AppConfig(annotator=ANNOTATOR), project_path=path)
     w.confirm = lambda title, text: True
     qtbot.addWidget(w)
+    w.resize(1380, 860)   # a desktop's size, not the offscreen screen's 800x800
     w.show()
     qtbot.waitExposed(w)
     w.open_adjudication()

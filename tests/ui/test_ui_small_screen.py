@@ -36,3 +36,23 @@ def test_docks_keep_their_width_when_they_scroll(window):
     for dock in (window.legend_dock, window.batch_dock, window.propagation_dock):
         area = dock.widget()
         assert area.minimumSizeHint().width() >= area.widget().minimumSizeHint().width()
+
+
+def test_windows_open_within_the_screen(project_path, qtbot):
+    """The main window and the views it opens at a fixed comfortable size are bounded by
+    the screen's free area (offscreen: 800x800): a taller window would hide its bottom
+    under the taskbar."""
+    from deid_annotator.annotation.config import AppConfig
+    from deid_annotator.ui.about import AboutDialog
+    from deid_annotator.ui.keyboard_help import help_for
+    from deid_annotator.ui.main_window import MainWindow
+
+    window = MainWindow(AppConfig(annotator="tester"), project_path=project_path)
+    qtbot.addWidget(window)
+    free = window.screen().availableGeometry()
+    assert window.width() <= free.width() and window.height() <= free.height()
+    about = AboutDialog(window)
+    qtbot.addWidget(about)
+    assert about.height() <= free.height()
+    keys = help_for(window)
+    assert keys.height() <= free.height()
