@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -245,13 +245,19 @@ def _overlaps_any(spans: list[Span], start: int, end: int) -> bool:
 
 def audit_leaks(original: Corpus, deidentified: Corpus, *,
                 config: DeidConfig | Mapping[str, Any] | str | None = None,
-                min_chars: int = 2) -> LeakReport:
+                min_chars: int = 2, lang: str | None = None) -> LeakReport:
     """Check ``deidentified`` against the annotated PHI of ``original`` (see the module doc).
 
     ``config`` is the de-identification configuration (for label kinds and the
     policies that keep values on purpose); the default matches
-    :func:`deidentify_corpus`'s default."""
+    :func:`deidentify_corpus`'s default. ``lang`` (else the configuration's, else
+    ``original.meta["lang"]``) gives the label kinds, titles and stop words of the
+    notes' language, as :func:`deidentify_corpus` used them: pass ``result.config``."""
     cfg = as_config(config)
+    cfg = replace(cfg, lang=lang) if lang else cfg.in_language(original.meta.get("lang"))
+    language = cfg.language
+    stop_words = language.stop_words if language.stop_words is not None else STOP_WORDS
+    titles = language.titles if language.titles is not None else TITLES
     report = LeakReport(notes=len(original))
     kind_cache: dict[str, str] = {}
 
@@ -268,7 +274,7 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
         reason = None
         if sum(len(t) for t in tokens) < min_chars:
             reason = f"shorter than {min_chars} characters"
-        elif len(tokens) == 1 and tokens[0] in STOP_WORDS:
+        elif len(tokens) == 1 and tokens[0] in stop_words:
             reason = "stop word"
         if reason is not None:
             sk = skipped.setdefault((display.lower(), label), Skipped(display, label, reason, 0))
@@ -291,7 +297,7 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
             if len(key[0]) > 1 and kind(s.label) in _BY_WORD:
                 # each word of a name or place on its own: "Smith" of "John Smith"
                 for m in _TOKEN.finditer(value):
-                    if m.group(0).lower() not in TITLES:
+                    if m.group(0).lower() not in titles:
                         add(note, s.label, ((m.group(0).lower(),), (), m.group(0)))
     report.skipped = sorted(skipped.values(), key=lambda x: (x.reason, x.label, x.string.lower()))
     report.checked = len(phrases)
