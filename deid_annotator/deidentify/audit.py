@@ -49,7 +49,7 @@ from . import kinds as K
 from .config import REDACT, TAG, DeidConfig, as_config
 from .engine import _NUMBER, scope_of
 from .spans import resolve_spans
-from .surrogates import STOP_WORDS, TITLES
+from .surrogates import KEPT_IN_CONTACTS, STOP_WORDS, TITLES
 
 _TOKEN = re.compile(r"\w+")
 _SHIFTED = frozenset({K.DATE, K.YEAR, K.AGE})
@@ -362,15 +362,20 @@ def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
     if k in (K.DATE, K.YEAR, K.AGE) and method not in (REDACT, TAG):
         if okey[:2] != key:
             return False
+        m = _NUMBER.search(original)
         if k == K.AGE and cfg.ages == "keep":
-            m = _NUMBER.search(original)
             if m is not None and float(m.group(0)) <= 89:
                 return "age of 89 or less kept (HIPAA Safe Harbor)"
+        if k == K.AGE and m is not None and float(m.group(0)) > 89 and (key[0][0],) == _phrase_key(
+                cfg.over_89_text)[0][:1]:
+            return f"age over 89 written as {cfg.over_89_text}"
         if k == K.DATE and cfg.keep_weekday and okey[0][0][:3] in {
                 "mon", "tue", "wed", "thu", "fri", "sat", "sun"} and len(okey[0]) == 1:
             return "weekday kept (keep_weekday)"
         return True
     tokens, seps = key
+    if k == K.CONTACT and len(tokens) == 1 and tokens[0] in KEPT_IN_CONTACTS:
+        return "scheme or top-level domain of an address kept"
     otoks, oseps = okey[0], okey[1]
     n = len(tokens)
     for i in range(len(otoks) - n + 1):

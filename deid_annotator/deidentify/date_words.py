@@ -76,10 +76,11 @@ def _alternation(forms) -> str:
     return "|".join(re.escape(f) for f in sorted(set(forms), key=lambda f: (-len(f), f)))
 
 
-def _asciified(word: str, model: str) -> str:
-    """``word`` without accents when ``model`` was written without them (``miercoles``)."""
-    if model.isascii() and not word.isascii():
-        return "".join(c for c in plain(word) if c.isascii()) if word.islower() else word
+def _asciified(word: str, model: str, canonical: str) -> str:
+    """``word`` without accents when ``model`` dropped those of its ``canonical`` spelling
+    (``miercoles`` for ``miércoles``)."""
+    if model.isascii() and not canonical.isascii() and not word.isascii():
+        return "".join(c for c in plain(word) if c.isascii())
     return word
 
 
@@ -112,12 +113,15 @@ class CldrDateWords(DateWords):
         self.weekdays_abbr = single(names("day", "abbreviated"), names("day", "abbreviated", "stand-alone"))
         self.month_full_keys = {plain(m): i + 1 for i, m in enumerate(self.months_full)}
         self.month_abbr_keys = {plain(m): i + 1 for i, m in enumerate(self.months_abbr)}
+        prefixes = [plain(m)[:3] for m in self.months_full]   # "sep" besides CLDR's "sept"
+        self.month_abbr_keys.update({p: i + 1 for i, p in enumerate(prefixes)
+                                     if prefixes.count(p) == 1 and p not in self.month_abbr_keys})
         self.month_variant_keys = {plain(k): v for k, v in lang.month_variants.items()}
         self.month_keys = {**self.month_abbr_keys, **self.month_variant_keys, **self.month_full_keys}
         self.weekday_full_keys = {plain(w): i for i, w in enumerate(self.weekdays_full)}
         self.weekday_keys = {**{plain(w): i for i, w in enumerate(self.weekdays_abbr)}, **self.weekday_full_keys}
         month_forms = [f for m in (*self.months_full, *self.months_abbr, *lang.month_variants)
-                       for f in (m.lower(), plain(m))]
+                       for f in (m.lower(), plain(m))] + list(self.month_abbr_keys)
         weekday_forms = [f for w in (*self.weekdays_full, *self.weekdays_abbr) for f in (w.lower(), plain(w))]
         self.month_rx = f"(?P<B>{_alternation(month_forms)})\\.?"
         self.weekday_rx = _alternation(weekday_forms)
@@ -133,16 +137,17 @@ class CldrDateWords(DateWords):
 
     def month_text(self, month: int, model: str, abbreviated: bool = False) -> str:
         key = plain(model)
+        names = self.months_full
         if key in self.month_abbr_keys and (abbreviated or key not in self.month_full_keys):
-            word = self.months_abbr[month - 1]
-        else:
-            word = self.months_full[month - 1]
-        return like_case(_asciified(word, model), model)
+            names = self.months_abbr
+        canonical = names[self.month_keys[key] - 1]
+        return like_case(_asciified(names[month - 1], model, canonical), model)
 
     def weekday_text(self, weekday: int, model: str) -> str:
-        full = plain(model) in self.weekday_full_keys
-        word = (self.weekdays_full if full else self.weekdays_abbr)[weekday]
-        return like_case(_asciified(word, model), model)
+        key = plain(model)
+        names = self.weekdays_full if key in self.weekday_full_keys else self.weekdays_abbr
+        canonical = names[self.weekday_keys[key]]
+        return like_case(_asciified(names[weekday], model, canonical), model)
 
     def search_rx(self) -> str:
         month = self.month_rx.replace("(?P<B>", "(?:")

@@ -44,7 +44,10 @@ FAKER_LOCALES: dict[str, str] = {
 
 _ES_KIND_WORDS: tuple[tuple[str, tuple[str, ...], frozenset[str]], ...] = (
     # (kind, substrings of the joined label, whole words of the label)
-    ("other", (), frozenset({"sexo", "genero"})),   # the sex is no value to replace: fallback
+    # The fallback (a tag by default) for: the sex ("H", "varón"), no value to resynthesise;
+    # MEDDOCAN's FAMILIARES, a kinship word ("su madre"), a relative's age or name: no one
+    # generator fits all three, and a name in place of "madre" or "84 años" reads wrong.
+    ("other", ("familiar", "pariente"), frozenset({"sexo", "genero"})),
     ("year", (), frozenset({"ano", "anos", "anio"})),
     ("date", ("fecha",), frozenset({"dia", "dias", "mes"})),
     ("age", ("edad",), frozenset()),
@@ -59,7 +62,7 @@ _ES_KIND_WORDS: tuple[tuple[str, tuple[str, ...], frozenset[str]], ...] = (
                   "residencia", "ubicacion", "departamento", "comunidad", "poblacion"),
      frozenset({"cp", "via"})),
     ("profession", ("profesion", "ocupacion", "trabajo", "oficio", "empleo"), frozenset()),
-    ("name", ("nombre", "apellido", "paciente", "medico", "doctor", "familiar", "pariente", "personal",
+    ("name", ("nombre", "apellido", "paciente", "medico", "doctor", "personal",
               "sanitario", "enfermer", "facultativo", "profesional", "iniciales"), frozenset()),
 )
 

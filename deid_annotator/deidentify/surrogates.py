@@ -72,7 +72,7 @@ _FACILITY_CLASSES: tuple[tuple[str, ...], ...] = (
      "Annex", "Hall", "House", "Home", "Care", "Centre", "Hosp", "Univ", "Med", "Ctr"),
     ("County", "City", "Town", "Township", "Village", "Borough"),
 )
-_KEEP_IN_CONTACTS = frozenset({"http", "https", "ftp", "www", "mailto", "com", "org", "net", "edu",
+KEPT_IN_CONTACTS = frozenset({"http", "https", "ftp", "www", "mailto", "com", "org", "net", "edu",
                                "gov", "mil", "int", "html", "htm", "php", "asp", "aspx", "jsp",
                                "index", "us", "uk", "info", "io", "co"})
 
@@ -186,7 +186,10 @@ class ScopeSurrogates:
     # -- names -----------------------------------------------------------------------------
     def prepare_names(self, values: list[str]) -> None:
         """Register every full word of the scope's names first (in order), so that initials
-        and single words find their full forms whatever note they come in."""
+        and single words find their full forms whatever note they come in. With two surnames
+        the longest names come first: "Rosa Patricia Jiménez Avendaño" says which is which."""
+        if self.language.surnames > 1:
+            values = sorted(values, key=lambda v: -len(v.split()))
         for value in values:
             if self._joined(value) is not None:
                 continue
@@ -203,6 +206,8 @@ class ScopeSurrogates:
         comma = value.find(",")
         roles: list[str | None] = []
         surnames = content[-min(self.language.surnames, len(content) - 1):] if len(content) > 1 else []
+        listed = {m.start(): self._listed_role(m.group(0)) for m in content} if self.language.surnames > 1 else {}
+        only_surnames = "last" in listed.values() and "given" not in listed.values()
         for m in matches:
             if comma >= 0:
                 roles.append("last" if m.start() < comma else "given")
@@ -210,8 +215,8 @@ class ScopeSurrogates:
                 roles.append(None)
             elif self.language.surnames == 1:
                 roles.append("last" if m is content[-1] else "given")
-            else:
-                roles.append(self._listed_role(m.group(0)) or ("last" if m in surnames else "given"))
+            else:   # "García López": two surnames; "Rosa Patricia": two given names
+                roles.append(listed.get(m.start()) or ("last" if only_surnames or m in surnames else "given"))
         # a hyphenated name takes the role of its last part (HARTLEY-BROOKE is a surname)
         for i in range(len(matches) - 2, -1, -1):
             if value[matches[i].end():matches[i + 1].start()] == "-":
@@ -432,7 +437,7 @@ class ScopeSurrogates:
                 w = m.group(0)
                 if w.isdigit():
                     out.append(shape_surrogate(w, rng))
-                elif w.lower() in _KEEP_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
+                elif w.lower() in KEPT_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
                     out.append(w)
                 else:
                     sur = pick(rng, self.p.last, AnyOf(self.exclude_words, {w.lower()})) or shape_surrogate(w, rng)

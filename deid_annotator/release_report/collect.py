@@ -303,7 +303,7 @@ def run_section(project, gold: Corpus, deidentified: Path | None, fmt: str | Non
         s.missing.append("No de-identified output was given (--deidentified OUT --mapping MAP): "
                          "this report describes no release of notes.")
         return s
-    check_run(s, gold, deidentified, fmt, mapping_path, progress)
+    check_run(s, gold, deidentified, fmt, mapping_path, progress, project.lang)
     return s
 
 
