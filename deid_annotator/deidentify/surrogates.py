@@ -207,7 +207,9 @@ class ScopeSurrogates:
         roles: list[str | None] = []
         surnames = content[-min(self.language.surnames, len(content) - 1):] if len(content) > 1 else []
         listed = {m.start(): self._listed_role(m.group(0)) for m in content} if self.language.surnames > 1 else {}
-        only_surnames = "last" in listed.values() and "given" not in listed.values()
+        # "Vallejos Cruz": two words, one a known surname and none a known given name
+        only_surnames = (len(content) <= self.language.surnames and "last" in listed.values()
+                         and "given" not in listed.values())
         for m in matches:
             if comma >= 0:
                 roles.append("last" if m.start() < comma else "given")
