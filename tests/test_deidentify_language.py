@@ -271,3 +271,14 @@ def test_a_top_level_domain_kept_in_an_address_is_no_leak():
     assert result.corpus.by_id()["b"].text.endswith(".com.")
     report = audit_leaks(Corpus(notes), result.corpus)
     assert report.ok, report.summary()
+
+
+def test_a_month_and_year_moved_by_a_few_days_still_changes():
+    """Placed on the 15th, 1st or 28th, "August 2014" moved by 3 days stays in August: the
+    last day of the month is tried too, so it never survives (nor becomes a shape surrogate)."""
+    for text, label, lang in (("August 2014", "DATE", None), ("agosto de 2014", "FECHAS", "es")):
+        note = _note("n", "p", ["Since ", (text, label), "."])
+        result = deidentify_corpus(Corpus([note]), method="surrogate", seed=0,
+                                   config={"date_shift_days": [3, 3]}, **({"lang": lang} if lang else {}))
+        assert _values(result, "n") == [text.replace("August", "September").replace("agosto", "septiembre")]
+        assert result.stats.unparsed == []

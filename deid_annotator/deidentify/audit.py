@@ -374,7 +374,8 @@ def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
             return "weekday kept (keep_weekday)"
         return True
     tokens, seps = key
-    if k == K.CONTACT and len(tokens) == 1 and tokens[0] in KEPT_IN_CONTACTS:
+    if k == K.CONTACT and len(tokens) == 1 and (tokens[0] in KEPT_IN_CONTACTS
+                                                 or tokens[0] in cfg.language.address_words):
         return "scheme or top-level domain of an address kept"
     otoks, oseps = okey[0], okey[1]
     n = len(tokens)

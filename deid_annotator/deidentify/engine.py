@@ -183,7 +183,7 @@ class _Scope:
         ref = self.shifter.ref
         for dy in range(4):
             for dm in range(12):
-                for day in (ref.day, 1, 28):
+                for day in (ref.day, 1, 28, 31):   # 31: the last day of any month
                     month0 = ref.month - 1 + dm
                     alt = RefDate(ref.year + dy + month0 // 12, month0 % 12 + 1, day)
                     moved = DateShifter(self.offset, alt, self.day_first, self.cfg.lang).shift(

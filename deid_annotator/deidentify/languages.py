@@ -11,6 +11,7 @@ A project's language (a spaCy code, ``en``, ``es``, ...) picks a :class:`DeidLan
   are kept (``Dra.``, ``de``, ``del``) or replaced within their class (``Hospital``,
   ``Clínica``; ``San``, ``Santa``, ``Virgen``);
 * ``surnames``: how many surnames a full name ends with (Spanish names have two);
+* ``address_words``: top-level domains kept in e-mails and URLs (``.es``);
 * dates: month and weekday names come from the CLDR data of ``babel`` for any language
   it knows (see :mod:`.date_words`); ``date_connectors`` are the words between day,
   month and year (``3 de mayo de 2019``), and ``day_first`` whether ``03/05/2019`` is
@@ -113,6 +114,7 @@ class DeidLanguage:
     month_variants: dict[str, int] = field(default_factory=dict)   # spellings CLDR lacks: "setiembre"
     day_first: bool | None = None                  # None: CLDR's short date pattern decides
     faker_locale: str | None = None                # None: FAKER_LOCALES, else xx_XX if Faker has it
+    address_words: frozenset[str] = frozenset()    # kept in e-mails and URLs besides com, org, www
 
 
 LANGUAGES: dict[str, DeidLanguage] = {
@@ -120,7 +122,8 @@ LANGUAGES: dict[str, DeidLanguage] = {
     "es": DeidLanguage(
         "es", kind_words=_ES_KIND_WORDS, titles=_ES_TITLES, stop_words=_ES_STOP_WORDS,
         facility_classes=_ES_FACILITY_CLASSES, surnames=2, date_connectors=("de", "del"),
-        month_variants={"setiembre": 9}, day_first=True),
+        month_variants={"setiembre": 9}, day_first=True,
+        address_words=frozenset({"es", "cat", "eus", "gal"})),
 }
 
 

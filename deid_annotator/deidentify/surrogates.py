@@ -166,6 +166,7 @@ class ScopeSurrogates:
         self.language = deid_language(lang)
         self.titles = self.language.titles if self.language.titles is not None else TITLES
         self.stop_words = self.language.stop_words if self.language.stop_words is not None else STOP_WORDS
+        self.kept_in_contacts = KEPT_IN_CONTACTS | self.language.address_words
         self.exclude = exclude                   # lower-cased PHI words and values of the whole corpus
         self.exclude_words = WordAware(exclude, self.stop_words)  # ... and any list entry holding one
         self.fuzzy_threshold = fuzzy_threshold
@@ -439,12 +440,14 @@ class ScopeSurrogates:
                 w = m.group(0)
                 if w.isdigit():
                     out.append(shape_surrogate(w, rng))
-                elif w.lower() in KEPT_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
+                elif w.lower() in self.kept_in_contacts or (last_label is not None and m.end() == len(value)):
                     out.append(w)
                 else:
                     sur = pick(rng, self.p.last, AnyOf(self.exclude_words, {w.lower()})) or shape_surrogate(w, rng)
                     if not sur.isascii():   # Abellán: addresses stay ASCII
-                        sur = "".join(c for c in plain(sur) if c.isascii() and c.isalpha()) or shape_surrogate(w, rng)
+                        sur = "".join(c for c in plain(sur) if c.isascii() and c.isalpha())
+                        if not sur or sur.lower() in self.exclude_words or sur.lower() == w.lower():
+                            sur = shape_surrogate(w, rng)
                     out.append(like_case(sur.lower() if w.islower() else sur, w))
             out.append(value[pos:])
             result = "".join(out)
