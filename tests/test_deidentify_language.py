@@ -282,3 +282,20 @@ def test_a_month_and_year_moved_by_a_few_days_still_changes():
                                    config={"date_shift_days": [3, 3]}, **({"lang": lang} if lang else {}))
         assert _values(result, "n") == [text.replace("August", "September").replace("agosto", "septiembre")]
         assert result.stats.unparsed == []
+
+
+def test_a_spanish_weekday_kept_on_purpose_is_allowed_by_the_audit():
+    note = _note("n", "p", ["Visto el ", ("miércoles", "FECHAS"), " y el ", ("3 de mayo de 2019", "FECHAS"), "."])
+    result = deidentify_corpus(Corpus([note]), method="surrogate", seed=0, lang="es", config={"keep_weekday": True})
+    assert _values(result, "n")[0] == "miércoles"
+    report = audit_leaks(Corpus([note]), result.corpus, config=result.config)
+    assert report.ok and [a.reason for a in report.allowed] == ["weekday kept (keep_weekday)"]
+
+
+def test_the_release_report_checks_spanish_date_shifts():
+    from deid_annotator.release_report.run_checks import date_shift_consistency
+
+    corpus = generate_spanish_corpus(10, seed=4)
+    result = deidentify_corpus(corpus, method="surrogate", seed=2, lang="es")
+    figures = date_shift_consistency(result.mapping.entries(), result.mapping.date_offsets, "es")
+    assert figures["consistent"] > 10 and figures["inconsistent"] == 0

@@ -47,7 +47,9 @@ from typing import Any, Mapping
 from ..corpus import Corpus, Note, Span
 from . import kinds as K
 from .config import REDACT, TAG, DeidConfig, as_config
+from .dates import parse_date
 from .engine import _NUMBER, scope_of
+from .languages import DEFAULT_LANG, base_code
 from .spans import resolve_spans
 from .surrogates import KEPT_IN_CONTACTS, STOP_WORDS, TITLES
 
@@ -350,6 +352,15 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
     return report
 
 
+def _is_weekday(token: str, lang: str | None) -> bool:
+    """A weekday (one lower-case word): English's three-letter stems (as always), another
+    language's names."""
+    if base_code(lang) == DEFAULT_LANG:
+        return token[:3] in {"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+    parsed = parse_date(token, lang=lang)
+    return parsed is not None and parsed.pattern == "w"
+
+
 def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
     """Is an occurrence of ``key`` inside the replacement of ``span`` the original surviving?
     ``True``/``False``, or a reason string when it survives on purpose (policy)."""
@@ -369,8 +380,7 @@ def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
         if k == K.AGE and m is not None and float(m.group(0)) > 89 and (key[0][0],) == _phrase_key(
                 cfg.over_89_text)[0][:1]:
             return f"age over 89 written as {cfg.over_89_text}"
-        if k == K.DATE and cfg.keep_weekday and okey[0][0][:3] in {
-                "mon", "tue", "wed", "thu", "fri", "sat", "sun"} and len(okey[0]) == 1:
+        if k == K.DATE and cfg.keep_weekday and len(okey[0]) == 1 and _is_weekday(okey[0][0], cfg.lang):
             return "weekday kept (keep_weekday)"
         return True
     tokens, seps = key
