@@ -12,6 +12,8 @@ A project's language (a spaCy code, ``en``, ``es``, ...) picks a :class:`DeidLan
   ``Clínica``; ``San``, ``Santa``, ``Virgen``);
 * ``surnames``: how many surnames a full name ends with (Spanish names have two);
 * ``address_words``: top-level domains kept in e-mails and URLs (``.es``);
+* ``name_locales``: other Faker locales whose given names and surnames are recognised
+  (a name's role and gender), though surrogates are drawn from ``faker_locale`` only;
 * dates: month and weekday names come from the CLDR data of ``babel`` for any language
   it knows (see :mod:`.date_words`); ``date_connectors`` are the words between day,
   month and year (``3 de mayo de 2019``), and ``day_first`` whether ``03/05/2019`` is
@@ -115,6 +117,7 @@ class DeidLanguage:
     day_first: bool | None = None                  # None: CLDR's short date pattern decides
     faker_locale: str | None = None                # None: FAKER_LOCALES, else xx_XX if Faker has it
     address_words: frozenset[str] = frozenset()    # kept in e-mails and URLs besides com, org, www
+    name_locales: tuple[str, ...] = ()             # more Faker locales whose names are recognised
 
 
 LANGUAGES: dict[str, DeidLanguage] = {
@@ -123,7 +126,8 @@ LANGUAGES: dict[str, DeidLanguage] = {
         "es", kind_words=_ES_KIND_WORDS, titles=_ES_TITLES, stop_words=_ES_STOP_WORDS,
         facility_classes=_ES_FACILITY_CLASSES, surnames=2, date_connectors=("de", "del"),
         month_variants={"setiembre": 9}, day_first=True,
-        address_words=frozenset({"es", "cat", "eus", "gal"})),
+        address_words=frozenset({"es", "cat", "eus", "gal"}),
+        name_locales=("es_MX", "es_AR", "es_CO", "es_CL")),
 }
 
 

@@ -133,6 +133,11 @@ class Pools:
         self.female_set = {n.lower() for n in self.female}
         self.male_set = {n.lower() for n in self.male}
         self.last_set = {n.lower() for n in self.last}
+        for other in language.name_locales:   # recognised (role, gender), never drawn
+            people = _faker_provider("person", other)
+            self.female_set.update(n.lower() for n in _one_word(people.first_names_female))
+            self.male_set.update(n.lower() for n in _one_word(people.first_names_male))
+            self.last_set.update(n.lower() for n in people.last_names if n.isalpha())
         self.states = tuple(getattr(Address, "states", ()))
         self.states_set = {s.lower() for s in self.states}
         self.state_codes = tuple(getattr(Address, "states_abbr", ()))
