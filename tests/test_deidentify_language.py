@@ -299,3 +299,12 @@ def test_the_release_report_checks_spanish_date_shifts():
     result = deidentify_corpus(corpus, method="surrogate", seed=2, lang="es")
     figures = date_shift_consistency(result.mapping.entries(), result.mapping.date_offsets, "es")
     assert figures["consistent"] > 10 and figures["inconsistent"] == 0
+
+
+def test_the_release_report_judges_spanish_labels_for_safe_harbor():
+    from deid_annotator.release_report.safe_harbor import category_of, coverage
+
+    cover = {c.identifier.letter: c for c in coverage(list(LABELS), "es")}
+    assert "NOMBRE_SUJETO_ASISTENCIA" in cover["A"].labels and "FECHAS" in cover["C"].labels
+    assert category_of("FECHAS", "es") == ("DATE", None)
+    assert category_of("FECHAS") == ("OTHER", None)      # English words only, as before

@@ -9,8 +9,8 @@ Labels are data. A label is mapped to a kind, in this order:
    ``Name``; ``DateYear`` -> ``Date``, ``Year``; ``NUMERO_TELEFONO`` -> ``numero``,
    ``telefono``: accents and case do not matter): first the words of the project's
    language (:mod:`.languages`: ``FECHAS`` -> date, ``NOMBRE_SUJETO_ASISTENCIA`` ->
-   name, ``SEXO_SUJETO_ASISTENCIA`` -> other), then the English words, then those of
-   the other languages the package knows. The English words are checked in this order
+   name, ``SEXO_SUJETO_ASISTENCIA`` -> other), then the English words (label names are
+   often English whatever the notes' language). The English words are checked in this order
    so that the more specific word wins: year, date, phone, contact, age, id, location,
    profession, name (``DateYear`` is a year, ``PatientID`` an id, ``HospitalName``
    a location, ``PTNameInitial`` a name);
@@ -96,15 +96,7 @@ def guess_kind(label: str, lang: str | None = None) -> str:
         kind = _guess_in(own.kind_words, words)
         if kind is not None:
             return kind
-    kind = _guess_english(label)
-    if kind != OTHER:
-        return kind
-    for other in LANGUAGES.values():
-        if other.code != code and other.kind_words:
-            kind = _guess_in(other.kind_words, words)
-            if kind is not None:
-                return kind
-    return OTHER
+    return _guess_english(label)
 
 
 def _guess_english(label: str) -> str:
