@@ -308,3 +308,12 @@ def test_the_release_report_judges_spanish_labels_for_safe_harbor():
     assert "NOMBRE_SUJETO_ASISTENCIA" in cover["A"].labels and "FECHAS" in cover["C"].labels
     assert category_of("FECHAS", "es") == ("DATE", None)
     assert category_of("FECHAS") == ("OTHER", None)      # English words only, as before
+
+
+def test_a_spanish_day_with_its_ordinal_mark_is_shifted():
+    note = _note("n", "p", [("1º de mayo de 2019", "FECHAS"), " y ", ("1.º de mayo", "FECHAS")])
+    result = deidentify_corpus(Corpus([note]), method="surrogate", seed=0, lang="es")
+    moved = dt.date(2019, 5, 1) + dt.timedelta(days=result.mapping.date_offsets["p"])
+    month = SPANISH_MONTHS[moved.month - 1]
+    assert _values(result, "n") == [f"{moved.day}º de {month} de {moved.year}", f"{moved.day}.º de {month}"]
+    assert result.stats.unparsed == []

@@ -49,6 +49,13 @@ class DateWords:
             return "th"
         return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
+    def suffix_fits(self, text: str, day: int) -> bool:
+        """Whether ``text`` is the ordinal suffix of ``day`` ("21th" is not: no trusted day)."""
+        return text.lower() == self.suffix(day)
+
+    def suffix_text(self, day: int, model: str) -> str:
+        return like_case(self.suffix(day), model)
+
     def month_text(self, month: int, model: str, abbreviated: bool = False) -> str:
         full = self.months_full[month - 1]
         low = model.lower()
@@ -87,8 +94,6 @@ def _asciified(word: str, model: str, canonical: str) -> str:
 class CldrDateWords(DateWords):
     """A language's dates from CLDR (through babel) and its :class:`~.languages.DeidLanguage`."""
 
-    ordinal_rx = None
-
     def __init__(self, code: str):
         from babel.dates import get_day_names, get_month_names
 
@@ -125,9 +130,17 @@ class CldrDateWords(DateWords):
         weekday_forms = [f for w in (*self.weekdays_full, *self.weekdays_abbr) for f in (w.lower(), plain(w))]
         self.month_rx = f"(?P<B>{_alternation(month_forms)})\\.?"
         self.weekday_rx = _alternation(weekday_forms)
+        # a day's ordinal mark ("1º de mayo") is the same for every day: kept as written
+        self.ordinal_rx = _alternation(lang.day_ordinals) or None
         joins = _alternation(lang.date_connectors)
         self.day_month = f"(?:\\s+(?:{joins}))?" if joins else ""
         self.month_year = self.day_month
+
+    def suffix_fits(self, text: str, day: int) -> bool:
+        return True
+
+    def suffix_text(self, day: int, model: str) -> str:
+        return model
 
     def month_number(self, name: str) -> int:
         return self.month_keys[plain(name)]

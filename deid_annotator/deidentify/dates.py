@@ -195,7 +195,7 @@ def _parse_match(name: str, m: re.Match, day_first: bool, words: DateWords = ENG
         if p.day > calendar.monthrange(year, p.month)[1]:
             return None
     s = by.get("S")
-    if s is not None and p.day is not None and s.text.lower() != words.suffix(p.day):
+    if s is not None and p.day is not None and not words.suffix_fits(s.text, p.day):
         return None  # "21th": not an ordinal we can trust to be a day
     return p
 
@@ -339,7 +339,7 @@ class DateShifter:
         if c.role == "B":
             return self.words.month_text(new["M"], c.text)
         if c.role == "S":
-            return like_case(self.words.suffix(new["D"]), c.text)
+            return self.words.suffix_text(new["D"], c.text)
         if c.role == "W":
             return self.words.weekday_text(new["W"], c.text)
         return c.text

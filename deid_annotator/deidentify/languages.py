@@ -113,6 +113,7 @@ class DeidLanguage:
     facility_classes: tuple[tuple[str, ...], ...] | None = None   # None: the English classes
     surnames: int = 1
     date_connectors: tuple[str, ...] = ()          # between day, month and year: "de", "del"
+    day_ordinals: tuple[str, ...] = ()             # marks after a day number: "1º de mayo"
     month_variants: dict[str, int] = field(default_factory=dict)   # spellings CLDR lacks: "setiembre"
     day_first: bool | None = None                  # None: CLDR's short date pattern decides
     faker_locale: str | None = None                # None: FAKER_LOCALES, else xx_XX if Faker has it
@@ -125,6 +126,7 @@ LANGUAGES: dict[str, DeidLanguage] = {
     "es": DeidLanguage(
         "es", kind_words=_ES_KIND_WORDS, titles=_ES_TITLES, stop_words=_ES_STOP_WORDS,
         facility_classes=_ES_FACILITY_CLASSES, surnames=2, date_connectors=("de", "del"),
+        day_ordinals=("º", "°", ".º"),
         month_variants={"setiembre": 9}, day_first=True,
         address_words=frozenset({"es", "cat", "eus", "gal"}),
         name_locales=("es_MX", "es_AR", "es_CO", "es_CL")),
