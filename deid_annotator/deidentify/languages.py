@@ -42,9 +42,8 @@ FAKER_LOCALES: dict[str, str] = {
     "he": "he_IL", "et": "et_EE", "sl": "sl_SI", "ar": "ar_AA",
 }
 
-# English label words, in the order guess_kind checks them; kept in kinds.py's code for
-# English so that its rules (substrings and whole words mixed) read as before.
-
+# The English label words stay in kinds.py's code (its rules read as they always did); a
+# language's own words are checked first, in this order, the first hit deciding.
 _ES_KIND_WORDS: tuple[tuple[str, tuple[str, ...], frozenset[str]], ...] = (
     # (kind, substrings of the joined label, whole words of the label)
     # The fallback (a tag by default) for: the sex ("H", "varón"), no value to resynthesise;
@@ -72,7 +71,7 @@ _ES_KIND_WORDS: tuple[tuple[str, tuple[str, ...], frozenset[str]], ...] = (
 _ES_FACILITY_CLASSES: tuple[tuple[str, ...], ...] = (
     ("Hospital", "Clínica", "Sanatorio", "Policlínica", "Policlínico", "Complejo", "Consultorio",
      "Ambulatorio", "Residencia", "Fundación", "Instituto", "Centro", "Facultad", "Universidad",
-     "Unidad", "Servicio", "Mutua", "Dispensario", "Hospitalito", "Casa", "Escuela", "Corporación",
+     "Unidad", "Servicio", "Mutua", "Dispensario", "Casa", "Escuela", "Corporación",
      "Consorcio", "Agrupación", "Asociación", "Patronato"),
     ("Universitario", "Universitaria", "Clínico", "General", "Comarcal", "Provincial", "Regional",
      "Municipal", "Militar", "Infantil", "Materno", "Hospitalario", "Comunitario", "Sanitario",
