@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .date_words import DateWords, date_words
-from .shapes import like_case
 
 ENGLISH = DateWords()
 
