@@ -28,6 +28,11 @@ one year in the offset's direction (an offset of +200 days moves ``2087`` to
 as 19xx above 30 and 20xx otherwise (only leap years depend on it) and written
 back with two digits.
 
+In another language (``lang``) the month and weekday names are the language's
+(:mod:`.date_words`, from CLDR), with its connectors and ordinal marks (``3 de mayo de
+2019``, ``mayo de 2019``, ``1º de mayo``); numeric dates follow ``day_first``, which the
+caller sets from the language (Spanish: ``03/05/2019`` is the 3rd of May).
+
 A value none of this can read (``2/30/11``, free text) gets ``None`` from
 :meth:`DateShifter.shift`; the caller replaces it with a same-shape surrogate and
 reports it.
