@@ -43,6 +43,16 @@ _TEXTS_SHIPPED_HERE = {
     "pyside6-essentials": ("LGPL-3.0.txt", "GPL-3.0.txt"),
     "shiboken6": ("LGPL-3.0.txt", "GPL-3.0.txt"),
 }
+#: Licence files a distribution keeps inside its package rather than its ``.dist-info``:
+#: babel's month and weekday names (used to read and shift dates in the notes' language)
+#: are CLDR data, under the Unicode License v3 besides babel's own BSD-3-Clause.
+_TEXTS_IN_PACKAGE = {
+    "babel": ("babel/locale-data/LICENSE.unicode",),
+}
+#: Licences of data a distribution ships, added to its licence name.
+_DATA_LICENSES = {
+    "babel": "Unicode-3.0 (CLDR data)",
+}
 #: Where the build copies CPython's licence into the bundle (the bundle has no install).
 PYTHON_LICENSE_IN_BUNDLE = "licenses/Python-LICENSE.txt"
 
@@ -212,6 +222,14 @@ def _license_texts(dist: metadata.Distribution, name: str) -> tuple[tuple[str, s
     field = (meta.get("License") or "").strip()
     if not texts and ("\n" in field or len(field) > _SHORT_LICENSE):
         texts["License (package metadata)"] = field
+    for rel in _TEXTS_IN_PACKAGE.get(name, ()):
+        short = rel.rsplit("/", 1)[-1]
+        try:
+            text = Path(str(dist.locate_file(rel))).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text and text.strip() and short not in texts:
+            texts[short] = text
     for file in _TEXTS_SHIPPED_HERE.get(name, ()):
         path = RESOURCES / "licenses" / file
         if file not in texts and path.is_file():
@@ -235,7 +253,10 @@ def notice(name: str, *, texts: bool = True, role: str = "code") -> Notice | Non
         return None
     meta = dist.metadata
     canon = canonical(meta["Name"] or name)
-    return Notice(meta["Name"] or name, dist.version, _license_name(meta),
+    licence = _license_name(meta)
+    if canon in _DATA_LICENSES:
+        licence = f"{licence} AND {_DATA_LICENSES[canon]}"
+    return Notice(meta["Name"] or name, dist.version, licence,
                   _license_texts(dist, canon) if texts else (), _url(meta), role)
 
 

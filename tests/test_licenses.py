@@ -146,3 +146,11 @@ def test_licence_name_precedence(field, expected):
     for k, v in field.items():
         meta[k] = v
     assert licenses._license_name(meta) == expected
+
+
+def test_babel_s_cldr_data_licence_is_listed_with_its_text():
+    """babel (month and weekday names of the notes' language) ships CLDR data under the
+    Unicode License, in its package rather than its .dist-info."""
+    n = licenses.notice("babel")
+    assert "BSD-3-Clause" in n.license and "Unicode-3.0" in n.license
+    assert any(name == "LICENSE.unicode" and "UNICODE LICENSE V3" in text for name, text in n.texts)

@@ -380,7 +380,8 @@ DEIDENTIFY_METHODS = ("surrogate", "tag", "redact")
 def export_deidentified(project, fmt: str, path, method: str = "surrogate",
                         progress: Progress | None = None):
     """Write the gold notes with their PHI replaced (``method`` for every label; dates are
-    shifted per patient with surrogates), after a leak audit of what would be written.
+    shifted per patient with surrogates) in the project's language (label kinds, surrogate
+    names and places, date formats), after a leak audit of what would be written.
     Returns the :class:`~deid_annotator.deidentify.DeidentifyResult`; a leak is a DeidError
     and nothing is written."""
     from ..deidentify import audit_leaks, deidentify_corpus
@@ -389,8 +390,8 @@ def export_deidentified(project, fmt: str, path, method: str = "surrogate",
     corpus = project.corpus("gold", progress=progress)
     if not len(corpus):
         raise DeidError("there are no gold-annotated notes to de-identify yet: submit a batch first")
-    result = deidentify_corpus(corpus, method=method, seed=None, progress=progress)
-    report = audit_leaks(corpus, result.corpus)
+    result = deidentify_corpus(corpus, method=method, seed=None, progress=progress, lang=project.lang)
+    report = audit_leaks(corpus, result.corpus, config=result.config)
     if not report.ok:
         raise DeidError("leak audit failed, nothing was written:\n" + report.summary())
     write_corpus(fmt, result.corpus, path, progress=progress)

@@ -153,7 +153,7 @@ def stats_to_dict(stats: DeidentifyStats) -> dict[str, Any]:
     return {"replacements": [[label, method, n] for (label, method), n in stats.replacements.items()],
             "fallbacks": dict(stats.fallbacks), "unparsed": [u.note_id for u in stats.unparsed],
             "ages_over_89": stats.ages_over_89, "merged_spans": stats.merged_spans,
-            "notes": stats.notes, "seconds": stats.seconds}
+            "notes": stats.notes, "seconds": stats.seconds, "notices": list(stats.notices)}
 
 
 def merge_stats(parts: list[dict[str, Any]]) -> DeidentifyStats:
@@ -168,4 +168,5 @@ def merge_stats(parts: list[dict[str, Any]]) -> DeidentifyStats:
         total.merged_spans += part["merged_spans"]
         total.notes += part["notes"]
         total.seconds += part["seconds"]
+        total.notices += [n for n in part.get("notices", ()) if n not in total.notices]
     return total

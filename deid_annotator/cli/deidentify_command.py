@@ -29,6 +29,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                         "(realistic replacements; dates shifted per patient) or shift (dates, years "
                         "and ages only). Default: surrogate, or what --config sets per label")
     p.add_argument("--config", type=Path, help="a JSON or TOML file setting method/kind per label")
+    p.add_argument("--lang", default=None, metavar="CODE",
+                   help="the notes' language, a spaCy code (en, es, ...): it decides the label "
+                        "kinds, the surrogates' names and places, month names and whether 03/05 is "
+                        "the 3rd of May. Default: the configuration's lang, else the model's "
+                        "language (--model), else the corpus's, else en")
     spans = p.add_mutually_exclusive_group(required=True)
     spans.add_argument("--gold", action="store_true", help="use the corpus's own (gold) spans")
     spans.add_argument("--model", type=Path, metavar="MODEL_DIR", help="find PHI with this model")
@@ -55,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
     refuse_overwriting_input(args.corpus, args.out, "de-identified")
     check_encoding(args.encoding)   # a wrong name fails before any work
     config = load_config(args.config) if args.config else None
+    lang = notes_language(args, config)
     if wants_bulk(args):
-        return run_bulk_deidentify(args, config)
+        return run_bulk_deidentify(args, config, lang)
     with progress_bar("deidentify") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
         if args.model:
@@ -70,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
                        corpus.meta), args.min_confidence)
         method = args.method or (None if config else "surrogate")
         result = deidentify_corpus(corpus, method=method, config=config, seed=args.seed,
-                                   progress=progress)
+                                   progress=progress, lang=lang)
         write_corpus(args.format, result.corpus, args.out, progress=progress)
         # Audit what is on disk, not what we meant to write (when the format keeps the spans).
         written = (read_corpus(args.format, args.out) if args.format in FORMATS_WITH_SPANS
                    else result.corpus)
-    report = audit_leaks(corpus, written, config=config)
+    report = audit_leaks(corpus, written, config=result.config)
     if args.mapping:
         write_mapping(result.mapping, args.mapping, overwrite=args.force)
     print(result.stats_table())
@@ -94,7 +100,22 @@ def _quarantine(out: Path) -> None:
     raise DeidError(f"leak audit failed: PHI remains in the output, moved to {quarantine}")
 
 
-def run_bulk_deidentify(args: argparse.Namespace, config) -> int:
+def notes_language(args: argparse.Namespace, config) -> str | None:
+    """``--lang``, else the configuration's, else the model's language; ``None`` leaves it to
+    the corpus (its ``lang``, else English)."""
+    if args.lang:
+        return args.lang
+    if config is not None and config.lang:
+        return config.lang
+    if args.model:
+        from ..taggers.manifest import read_manifest
+
+        lang = read_manifest(args.model).get("lang")
+        return lang if isinstance(lang, str) and lang else None
+    return None
+
+
+def run_bulk_deidentify(args: argparse.Namespace, config, lang: str | None = None) -> int:
     """``deidentify`` streaming a large input over workers, with a checkpoint. Every worker
     uses the run's one seed (kept in the checkpoint), so a patient's surrogates and date
     shift agree across chunks; each chunk is audited for leaks as it is written."""
@@ -107,6 +128,12 @@ def run_bulk_deidentify(args: argparse.Namespace, config) -> int:
     if args.mapping and args.mapping.exists() and not args.force:
         raise DeidError(f"{args.mapping}: exists; not overwriting a re-identification mapping")
     method = args.method or (None if config else "surrogate")
+    if lang:   # every chunk in the notes' language (chunks carry no corpus meta)
+        from dataclasses import replace
+
+        from ..deidentify import DeidConfig
+
+        config = replace(config or DeidConfig(), lang=lang).validate()
     task = DeidentifyTask(args.seed, method, config, args.min_confidence)
     # The output is in the input's format (csv: with the input's column names).
     spec = JobSpec(task, args.format, str(args.model) if args.model else None, csv_columns(args))

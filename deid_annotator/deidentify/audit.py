@@ -40,16 +40,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
 from ..corpus import Corpus, Note, Span
 from . import kinds as K
 from .config import REDACT, TAG, DeidConfig, as_config
+from .dates import parse_date
 from .engine import _NUMBER, scope_of
+from .languages import DEFAULT_LANG, base_code
 from .spans import resolve_spans
-from .surrogates import STOP_WORDS, TITLES
+from .surrogates import KEPT_IN_CONTACTS, STOP_WORDS, TITLES
 
 _TOKEN = re.compile(r"\w+")
 _SHIFTED = frozenset({K.DATE, K.YEAR, K.AGE})
@@ -245,13 +247,19 @@ def _overlaps_any(spans: list[Span], start: int, end: int) -> bool:
 
 def audit_leaks(original: Corpus, deidentified: Corpus, *,
                 config: DeidConfig | Mapping[str, Any] | str | None = None,
-                min_chars: int = 2) -> LeakReport:
+                min_chars: int = 2, lang: str | None = None) -> LeakReport:
     """Check ``deidentified`` against the annotated PHI of ``original`` (see the module doc).
 
     ``config`` is the de-identification configuration (for label kinds and the
     policies that keep values on purpose); the default matches
-    :func:`deidentify_corpus`'s default."""
+    :func:`deidentify_corpus`'s default. ``lang`` (else the configuration's, else
+    ``original.meta["lang"]``) gives the label kinds, titles and stop words of the
+    notes' language, as :func:`deidentify_corpus` used them: pass ``result.config``."""
     cfg = as_config(config)
+    cfg = replace(cfg, lang=lang) if lang else cfg.in_language(original.meta.get("lang"))
+    language = cfg.language
+    stop_words = language.stop_words if language.stop_words is not None else STOP_WORDS
+    titles = language.titles if language.titles is not None else TITLES
     report = LeakReport(notes=len(original))
     kind_cache: dict[str, str] = {}
 
@@ -268,7 +276,7 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
         reason = None
         if sum(len(t) for t in tokens) < min_chars:
             reason = f"shorter than {min_chars} characters"
-        elif len(tokens) == 1 and tokens[0] in STOP_WORDS:
+        elif len(tokens) == 1 and tokens[0] in stop_words:
             reason = "stop word"
         if reason is not None:
             sk = skipped.setdefault((display.lower(), label), Skipped(display, label, reason, 0))
@@ -291,7 +299,7 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
             if len(key[0]) > 1 and kind(s.label) in _BY_WORD:
                 # each word of a name or place on its own: "Smith" of "John Smith"
                 for m in _TOKEN.finditer(value):
-                    if m.group(0).lower() not in TITLES:
+                    if m.group(0).lower() not in titles:
                         add(note, s.label, ((m.group(0).lower(),), (), m.group(0)))
     report.skipped = sorted(skipped.values(), key=lambda x: (x.reason, x.label, x.string.lower()))
     report.checked = len(phrases)
@@ -344,6 +352,15 @@ def audit_leaks(original: Corpus, deidentified: Corpus, *,
     return report
 
 
+def _is_weekday(token: str, lang: str | None) -> bool:
+    """A weekday (one lower-case word): English's three-letter stems (as always), another
+    language's names."""
+    if base_code(lang) == DEFAULT_LANG:
+        return token[:3] in {"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+    parsed = parse_date(token, lang=lang)
+    return parsed is not None and parsed.pattern == "w"
+
+
 def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
     """Is an occurrence of ``key`` inside the replacement of ``span`` the original surviving?
     ``True``/``False``, or a reason string when it survives on purpose (policy)."""
@@ -356,15 +373,20 @@ def _survives(note: Note, span: Span, key, kind, cfg: DeidConfig) -> bool | str:
     if k in (K.DATE, K.YEAR, K.AGE) and method not in (REDACT, TAG):
         if okey[:2] != key:
             return False
+        m = _NUMBER.search(original)
         if k == K.AGE and cfg.ages == "keep":
-            m = _NUMBER.search(original)
             if m is not None and float(m.group(0)) <= 89:
                 return "age of 89 or less kept (HIPAA Safe Harbor)"
-        if k == K.DATE and cfg.keep_weekday and okey[0][0][:3] in {
-                "mon", "tue", "wed", "thu", "fri", "sat", "sun"} and len(okey[0]) == 1:
+        if k == K.AGE and m is not None and float(m.group(0)) > 89 and (key[0][0],) == _phrase_key(
+                cfg.over_89_text)[0][:1]:
+            return f"age over 89 written as {cfg.over_89_text}"
+        if k == K.DATE and cfg.keep_weekday and len(okey[0]) == 1 and _is_weekday(okey[0][0], cfg.lang):
             return "weekday kept (keep_weekday)"
         return True
     tokens, seps = key
+    if k == K.CONTACT and len(tokens) == 1 and (tokens[0] in KEPT_IN_CONTACTS
+                                                 or tokens[0] in cfg.language.address_words):
+        return "scheme or top-level domain of an address kept"
     otoks, oseps = okey[0], okey[1]
     n = len(tokens)
     for i in range(len(otoks) - n + 1):

@@ -11,7 +11,8 @@ below at the top level plus a ``labels`` table, or, in short form, only labels::
     date_shift_days = [-365, 365]     # one random offset per patient in this range
     min_shift_days = 1                # never shift by less (0 would leave dates as they are)
     keep_weekday = false              # offsets a multiple of 7 days (else never one)
-    day_first = false                 # 05/06 is 5 May rather than 6 June
+    lang = "es"                       # the notes' language (default: the project's, else en)
+    day_first = false                 # 05/06 is 5 May rather than 6 June (default: by language)
     ages = "keep"                     # keep | shift  (ages over 89 always become "90+")
     age_shift_years = 2               # the range of an age shift, when ages = "shift"
     over_89_text = "90+"
@@ -35,6 +36,8 @@ from typing import Any, Mapping
 
 from ..errors import DeidError
 from . import kinds as K
+from .date_words import day_first_of
+from .languages import DeidLanguage, deid_language
 
 REDACT = "redact"
 TAG = "tag"
@@ -54,7 +57,8 @@ class DeidConfig:
     date_shift_days: tuple[int, int] = (-365, 365)
     min_shift_days: int = 1
     keep_weekday: bool = False
-    day_first: bool = False
+    day_first: bool | None = None       # None: the language's order (en: month first, es: day first)
+    lang: str | None = None             # None: the corpus's language, else English
     ages: str = "keep"
     age_shift_years: int = 2
     over_89_text: str = "90+"
@@ -62,7 +66,23 @@ class DeidConfig:
 
     # -- queries ------------------------------------------------------------------
     def kind(self, label: str) -> str:
-        return K.kind_of_label(label, self.kinds)
+        return K.kind_of_label(label, self.kinds, self.lang)
+
+    @property
+    def language(self) -> DeidLanguage:
+        return deid_language(self.lang)
+
+    def reads_day_first(self) -> bool:
+        """Whether ``03/05`` is the 3rd of May: ``day_first`` when set, else the language's order."""
+        if self.day_first is not None:
+            return self.day_first
+        return day_first_of(self.lang)
+
+    def in_language(self, lang: str | None) -> "DeidConfig":
+        """This configuration for notes in ``lang``, unless it names a language itself."""
+        if self.lang or not lang:
+            return self
+        return replace(self, lang=lang)
 
     def method(self, label: str) -> str:
         return self.methods.get(label, self.default_method)
@@ -97,6 +117,11 @@ class DeidConfig:
         for label, k in self.kinds.items():
             if k not in K.KINDS:
                 raise DeidError(f"label {label!r}: unknown kind {k!r} (choose one of {', '.join(K.KINDS)})")
+        if self.lang is not None and not (isinstance(self.lang, str) and self.lang.replace("_", "").replace(
+                "-", "").isalnum() and len(self.lang) <= 16):
+            raise DeidError(f"lang must be a language code such as 'en' or 'es', not {self.lang!r}")
+        if self.day_first is not None and not isinstance(self.day_first, bool):
+            raise DeidError(f"day_first must be true or false, not {self.day_first!r}")
         if self.fallback not in (REDACT, TAG):
             raise DeidError(f"fallback must be 'redact' or 'tag', not {self.fallback!r}")
         lo, hi = self.date_shift_days

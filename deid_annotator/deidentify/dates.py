@@ -28,6 +28,11 @@ one year in the offset's direction (an offset of +200 days moves ``2087`` to
 as 19xx above 30 and 20xx otherwise (only leap years depend on it) and written
 back with two digits.
 
+In another language (``lang``) the month and weekday names are the language's
+(:mod:`.date_words`, from CLDR), with its connectors and ordinal marks (``3 de mayo de
+2019``, ``mayo de 2019``, ``1º de mayo``); numeric dates follow ``day_first``, which the
+caller sets from the language (Spanish: ``03/05/2019`` is the 3rd of May).
+
 A value none of this can read (``2/30/11``, free text) gets ``None`` from
 :meth:`DateShifter.shift`; the caller replaces it with a same-shape surrogate and
 reports it.
@@ -39,65 +44,71 @@ import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from .shapes import like_case
+from .date_words import DateWords, date_words
 
-MONTHS_FULL = [calendar.month_name[i] for i in range(1, 13)]
-WEEKDAYS_FULL = [calendar.day_name[i] for i in range(7)]  # Monday first, as date.weekday()
+ENGLISH = DateWords()
 
-_MON = (r"(?P<B>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-        r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_WD = (r"(?:(?P<W>mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
-       r"sat(?:urday)?|sun(?:day)?)\.?,?\s+)?")
-_WD_ALONE = (r"(?P<W>mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
-             r"sat(?:urday)?|sun(?:day)?)\.?")
-_D = r"(?P<D>[0-3]?\d)(?P<S>st|nd|rd|th)?"
+MONTHS_FULL = ENGLISH.months_full
+WEEKDAYS_FULL = ENGLISH.weekdays_full  # Monday first, as date.weekday()
+
 _SEP = r"[/.\-]"
 
-# (name, pattern): tried in order, the first that matches the whole value and holds a valid date wins.
-_PATTERNS: list[tuple[str, str]] = [
-    ("iso", _WD + r"(?P<Y>\d{4})" + _SEP + r"(?P<M>[01]?\d)" + _SEP + r"(?P<D>[0-3]?\d)"),
-    ("mdy", _WD + r"(?P<M>\d{1,2})(?P<s1>[/.\-])(?P<D>\d{1,2})(?:(?P=s1)|\.)'?(?P<Y>\d{4}|\d{2})"),
-    ("my", r"(?P<M>[01]?\d)/(?P<Y>\d{4})"),
-    ("md", _WD + r"(?P<M>\d{1,2})" + _SEP + r"(?P<D>\d{1,2})"),
-    ("my2", r"(?P<M>[01]?\d)/'?(?P<Y>\d{2})"),
-    ("dby", _WD + _D + r"(?:\s+of)?[\s\-/.,]*" + _MON + r"[\s\-/.,]*'?(?P<Y>\d{4}|\d{2})"),
-    ("bdy", _WD + _MON + r"[\s\-/.,]*" + _D + r"(?:\s*,\s*|[\s\-/.]+)'?(?P<Y>\d{4}|\d{2})"),
-    ("bd", _WD + _MON + r"[\s\-/.,]*" + _D),
-    ("db", _WD + _D + r"(?:\s+of)?[\s\-/.,]*" + _MON),
-    ("by", _MON + r"[\s\-/.,]*(?:(?P<Y>\d{4})|'(?P<Y2>\d{2})|(?P<Y3>\d{2}))"),
-    ("ymd8", r"(?P<Y>(?:18|19|20|21)\d\d)(?P<M>[01]\d)(?P<D>[0-3]\d)"),
-    ("mdy8", r"(?P<M>[01]\d)(?P<D>[0-3]\d)(?P<Y>(?:18|19|20|21)\d\d)"),
-    ("mdy6", r"(?P<M>[01]\d)(?P<D>[0-3]\d)(?P<Y>\d\d)"),
-    ("b", _MON),
-    ("w", _WD_ALONE),
-    ("y", r"'?(?P<Y>(?:18|19|20|21)\d\d)(?:'?s)?"),
-    ("y2", r"'(?P<Y>\d\d)(?:'?s)?"),
-    ("d", _D),
-]
-_COMPILED = [(name, re.compile(p, re.IGNORECASE)) for name, p in _PATTERNS]
-_YEAR_ONLY = re.compile(r"'?(?P<Y>\d{4}|\d{2})(?:'?s)?")
 
-_SEARCH = re.compile(
-    r"(?<![\w/.\-])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-]\d{1,2}(?:[/\-](?:\d{4}|\d{2}))?|"
-    + _MON.replace("(?P<B>", "(?:") + r"\s*\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?)(?![\w/])",
-    re.IGNORECASE,
-)
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    """The compiled patterns of one language's :class:`~.date_words.DateWords`."""
+
+    words: DateWords
+    compiled: list[tuple[str, re.Pattern]]
+    search: re.Pattern
+
+
+@lru_cache(maxsize=None)
+def _grammar(lang: str | None) -> _Grammar:
+    words = date_words(lang)
+    _MON = words.month_rx
+    _WD = r"(?:(?P<W>" + words.weekday_rx + r")\.?,?\s+)?"
+    _WD_ALONE = r"(?P<W>" + words.weekday_rx + r")\.?"
+    _D = r"(?P<D>[0-3]?\d)" + (f"(?P<S>{words.ordinal_rx})?" if words.ordinal_rx else "")
+    of, my = words.day_month, words.month_year
+    # (name, pattern): tried in order, the first that matches the whole value and holds a valid date wins.
+    patterns: list[tuple[str, str]] = [
+        ("iso", _WD + r"(?P<Y>\d{4})" + _SEP + r"(?P<M>[01]?\d)" + _SEP + r"(?P<D>[0-3]?\d)"),
+        ("mdy", _WD + r"(?P<M>\d{1,2})(?P<s1>[/.\-])(?P<D>\d{1,2})(?:(?P=s1)|\.)'?(?P<Y>\d{4}|\d{2})"),
+        ("my", r"(?P<M>[01]?\d)/(?P<Y>\d{4})"),
+        ("md", _WD + r"(?P<M>\d{1,2})" + _SEP + r"(?P<D>\d{1,2})"),
+        ("my2", r"(?P<M>[01]?\d)/'?(?P<Y>\d{2})"),
+        ("dby", _WD + _D + of + r"[\s\-/.,]*" + _MON + my + r"[\s\-/.,]*'?(?P<Y>\d{4}|\d{2})"),
+        ("bdy", _WD + _MON + r"[\s\-/.,]*" + _D + r"(?:\s*,\s*|[\s\-/.]+)'?(?P<Y>\d{4}|\d{2})"),
+        ("bd", _WD + _MON + r"[\s\-/.,]*" + _D),
+        ("db", _WD + _D + of + r"[\s\-/.,]*" + _MON),
+        ("by", _MON + my + r"[\s\-/.,]*(?:(?P<Y>\d{4})|'(?P<Y2>\d{2})|(?P<Y3>\d{2}))"),
+        ("ymd8", r"(?P<Y>(?:18|19|20|21)\d\d)(?P<M>[01]\d)(?P<D>[0-3]\d)"),
+        ("mdy8", r"(?P<M>[01]\d)(?P<D>[0-3]\d)(?P<Y>(?:18|19|20|21)\d\d)"),
+        ("mdy6", r"(?P<M>[01]\d)(?P<D>[0-3]\d)(?P<Y>\d\d)"),
+        ("b", _MON),
+        ("w", _WD_ALONE),
+        ("y", r"'?(?P<Y>(?:18|19|20|21)\d\d)(?:'?s)?"),
+        ("y2", r"'(?P<Y>\d\d)(?:'?s)?"),
+        ("d", _D),
+    ]
+    compiled = [(name, re.compile(p, re.IGNORECASE)) for name, p in patterns]
+    search = re.compile(
+        r"(?<![\w/.\-])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/\-]\d{1,2}(?:[/\-](?:\d{4}|\d{2}))?|"
+        + words.search_rx() + r")(?![\w/])",
+        re.IGNORECASE,
+    )
+    return _Grammar(words, compiled, search)
+
+
+_YEAR_ONLY = re.compile(r"'?(?P<Y>\d{4}|\d{2})(?:'?s)?")
 
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d\d(?::\d\d)?(?:\s*[ap]\.?m\.?)?(?![\w:])|(?<!\d)\d{1,2}\s*[ap]\.?m\.?(?!\w)",
                    re.IGNORECASE)
 _COMPACT = {"ymd8", "mdy8", "mdy6"}
 _NUMERIC_MD = {"mdy", "md", "mdy6", "mdy8"}
-
-
-def _month_number(name: str) -> int:
-    low = name.lower()[:3]
-    return [m[:3].lower() for m in MONTHS_FULL].index(low) + 1
-
-
-def _weekday_number(name: str) -> int:
-    low = name.lower()[:3]
-    return [w[:3].lower() for w in WEEKDAYS_FULL].index(low)
 
 
 def _full_year(text: str) -> int:
@@ -141,7 +152,7 @@ class RefDate:
     day: int = 15
 
 
-def _parse_match(name: str, m: re.Match, day_first: bool) -> ParsedDate | None:
+def _parse_match(name: str, m: re.Match, day_first: bool, words: DateWords = ENGLISH) -> ParsedDate | None:
     comps: list[Component] = []
     for role in ("W", "Y", "Y2", "Y3", "M", "B", "D", "S"):
         try:
@@ -167,11 +178,11 @@ def _parse_match(name: str, m: re.Match, day_first: bool) -> ParsedDate | None:
         elif c.role == "M":
             p.month = int(c.text)
         elif c.role == "B":
-            p.month = _month_number(c.text)
+            p.month = words.month_number(c.text)
         elif c.role == "D":
             p.day = int(c.text)
         elif c.role == "W":
-            p.weekday = _weekday_number(c.text)
+            p.weekday = words.weekday_number(c.text)
     p.padded = name in _COMPACT or any(
         c.role in ("M", "D") and len(c.text) == 2 and c.text[0] == "0" for c in comps)
     # validate
@@ -188,52 +199,29 @@ def _parse_match(name: str, m: re.Match, day_first: bool) -> ParsedDate | None:
         if p.day > calendar.monthrange(year, p.month)[1]:
             return None
     s = by.get("S")
-    if s is not None and p.day is not None and s.text.lower() != _suffix(p.day):
+    if s is not None and p.day is not None and not words.suffix_fits(s.text, p.day):
         return None  # "21th": not an ordinal we can trust to be a day
     return p
 
 
-def parse_date(value: str, *, day_first: bool = False, year_first: bool = False) -> ParsedDate | None:
+def parse_date(value: str, *, day_first: bool = False, year_first: bool = False,
+               lang: str | None = None) -> ParsedDate | None:
     """Read ``value`` (already stripped) as one date; ``None`` when no format fits.
-    ``year_first`` reads a bare 2- or 4-digit number as a year (for year labels)."""
+    ``year_first`` reads a bare 2- or 4-digit number as a year (for year labels);
+    ``lang`` gives the month and weekday names (English by default)."""
+    grammar = _grammar(lang)
     if year_first:
         m = _YEAR_ONLY.fullmatch(value)
         if m:
-            return _parse_match("y", m, day_first)
-    for name, rx in _COMPILED:
+            return _parse_match("y", m, day_first, grammar.words)
+    for name, rx in grammar.compiled:
         m = rx.fullmatch(value)
         if m is None:
             continue
-        p = _parse_match(name, m, day_first)
+        p = _parse_match(name, m, day_first, grammar.words)
         if p is not None:
             return p
     return None
-
-
-def _suffix(day: int) -> str:
-    if 10 <= day % 100 <= 20:
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
-
-
-def _month_text(month: int, model: str, abbreviated: bool = False) -> str:
-    full = MONTHS_FULL[month - 1]
-    low = model.lower()
-    is_full = low in {m.lower() for m in MONTHS_FULL} and not (abbreviated and len(low) == 3)
-    if is_full:
-        word = full
-    elif low == "sept" and month == 9:
-        word = "Sept"
-    else:
-        word = full[:3]
-    return like_case(word, model)
-
-
-def _weekday_text(weekday: int, model: str) -> str:
-    full = WEEKDAYS_FULL[weekday]
-    low = model.lower()
-    word = full if low in {w.lower() for w in WEEKDAYS_FULL} else full[:3]
-    return like_case(word, model)
 
 
 def reference_date(parses: list[ParsedDate]) -> RefDate:
@@ -265,6 +253,11 @@ class DateShifter:
     offset_days: int
     ref: RefDate = field(default_factory=RefDate)
     day_first: bool = False
+    lang: str | None = None     # the names of months and weekdays (English by default)
+
+    @property
+    def words(self) -> DateWords:
+        return _grammar(self.lang).words
 
     @property
     def year_delta(self) -> int:
@@ -281,7 +274,7 @@ class DateShifter:
                 return None
             lead = value[: len(value) - len(value.lstrip())]
             return lead + moved + value[len(lead) + len(core):]
-        p = parse_date(value, day_first=self.day_first, year_first=year_first)
+        p = parse_date(value, day_first=self.day_first, year_first=year_first, lang=self.lang)
         if p is not None:
             return self._render(value, p, self.ref)
         pair = self._split_pair(value)
@@ -329,7 +322,7 @@ class DateShifter:
             if c.role == "B":
                 # "May" is a full name and an abbreviation: between - / . (13-May-2087) read it as short
                 around = value[c.start - 1:c.start] + value[c.end:c.end + 1]
-                out.append(_month_text(new["M"], c.text, abbreviated=any(ch in "-/." for ch in around)))
+                out.append(self.words.month_text(new["M"], c.text, abbreviated=any(ch in "-/." for ch in around)))
                 pos = c.end
                 continue
             out.append(self._component_text(c, new, p))
@@ -337,8 +330,7 @@ class DateShifter:
         out.append(value[pos:])
         return "".join(out)
 
-    @staticmethod
-    def _component_text(c: Component, new: dict[str, int], p: ParsedDate) -> str:
+    def _component_text(self, c: Component, new: dict[str, int], p: ParsedDate) -> str:
         if c.role == "Y":
             y = new["Y"]
             if len(c.text) == 4:
@@ -349,11 +341,11 @@ class DateShifter:
             pad = len(c.text) == 2 and (c.text[0] == "0" or p.padded)
             return f"{v:02d}" if pad else str(v)
         if c.role == "B":
-            return _month_text(new["M"], c.text)
+            return self.words.month_text(new["M"], c.text)
         if c.role == "S":
-            return like_case(_suffix(new["D"]), c.text)
+            return self.words.suffix_text(new["D"], c.text)
         if c.role == "W":
-            return _weekday_text(new["W"], c.text)
+            return self.words.weekday_text(new["W"], c.text)
         return c.text
 
     # -- two dates in one value ------------------------------------------------------------
@@ -363,11 +355,11 @@ class DateShifter:
             if ch not in "-/,&~ " or i == 0 or i == len(value) - 1:
                 continue
             left, right = value[:i], value[i + 1:]
-            lp = parse_date(left.rstrip(), day_first=self.day_first)
+            lp = parse_date(left.rstrip(), day_first=self.day_first, lang=self.lang)
             if lp is None:
                 continue
             rs = right.lstrip()
-            rp = parse_date(rs.rstrip(), day_first=self.day_first)
+            rp = parse_date(rs.rstrip(), day_first=self.day_first, lang=self.lang)
             if rp is None:
                 continue
             score = min(len(lp.components), len(rp.components))
@@ -392,8 +384,8 @@ class DateShifter:
         out = []
         pos = 0
         found = False
-        for m in _SEARCH.finditer(value):
-            p = parse_date(m.group(0), day_first=self.day_first)
+        for m in _grammar(self.lang).search.finditer(value):
+            p = parse_date(m.group(0), day_first=self.day_first, lang=self.lang)
             if p is None:
                 continue
             out.append(value[pos:m.start()])

@@ -22,7 +22,7 @@ import re
 import secrets
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from ..corpus import Corpus, Note, Span
@@ -30,10 +30,11 @@ from ..progress import Progress, report
 from . import kinds as K
 from .config import REDACT, SHIFT, SURROGATE, TAG, DeidConfig, as_config
 from .dates import DateShifter, RefDate, parse_date, reference_date
+from .languages import surrogate_locale
 from .mapping import SurrogateMapping
 from .shapes import rng_for
 from .spans import replace_values, resolve_spans
-from .surrogates import STOP_WORDS, ScopeSurrogates
+from .surrogates import ScopeSurrogates
 
 KEEP = "keep"  # recorded for a value left as it is: an age <= 89 (ages = "keep"), a lone stop word
 
@@ -63,6 +64,7 @@ class DeidentifyStats:
     merged_spans: int = 0
     notes: int = 0
     seconds: float = 0.0
+    notices: list[str] = field(default_factory=list)          # e.g. no Faker locale for the language
 
     def by_label(self) -> dict[str, Counter]:
         out: dict[str, Counter] = defaultdict(Counter)
@@ -91,6 +93,8 @@ class DeidentifyStats:
             lines.append(f"  {self.ages_over_89} ages over 89 written as 90+")
         if self.fallbacks:
             lines.append("  no surrogate for: " + ", ".join(f"{k} {v}" for k, v in sorted(self.fallbacks.items())))
+        for notice in self.notices:
+            lines.append(f"  note: {notice}")
         if self.unparsed:
             notes = sorted({u.note_id for u in self.unparsed})
             lines.append(f"  {len(self.unparsed)} values not understood (replaced by same-shape surrogates "
@@ -104,6 +108,11 @@ class DeidentifyResult:
     mapping: SurrogateMapping
     stats: DeidentifyStats
     seed: int = 0           # a secret: with it and the code, offsets and surrogates can be recomputed
+    config: DeidConfig | None = None   # what was applied, its language included (for the leak audit)
+
+    @property
+    def lang(self) -> str:
+        return (self.config.lang if self.config is not None else None) or "en"
 
     def stats_table(self) -> str:
         """What was replaced, per label and method (no PHI in it)."""
@@ -151,13 +160,14 @@ class _Scope:
         self.cfg = cfg
         rng = rng_for(seed, "offset", scope)
         self.offset = offsets[rng.randrange(len(offsets))]
-        parses = [p for p in (parse_date(v, day_first=cfg.day_first, year_first=k == K.YEAR)
+        self.day_first = cfg.reads_day_first()
+        parses = [p for p in (parse_date(v, day_first=self.day_first, year_first=k == K.YEAR, lang=cfg.lang)
                               for v, k in date_values) if p is not None]
-        self.shifter = DateShifter(self.offset, reference_date(parses), cfg.day_first)
+        self.shifter = DateShifter(self.offset, reference_date(parses), self.day_first, cfg.lang)
         arng = rng_for(seed, "age", scope)
         steps = [d for d in range(-cfg.age_shift_years, cfg.age_shift_years + 1) if d != 0] or [1]
         self.age_delta = steps[arng.randrange(len(steps))]
-        self.surrogates = ScopeSurrogates(scope, seed, exclude, cfg.fuzzy_threshold)
+        self.surrogates = ScopeSurrogates(scope, seed, exclude, cfg.fuzzy_threshold, cfg.lang)
         self.surrogates.prepare_names(name_values)
 
     def shift_date(self, value: str, *, year_first: bool) -> str | None:
@@ -167,16 +177,17 @@ class _Scope:
         moved = self.shifter.shift(value, year_first=year_first)
         if moved is None or moved.lower() != value.lower():
             return moved
-        parsed = parse_date(value, day_first=self.cfg.day_first)
+        parsed = parse_date(value, day_first=self.day_first, lang=self.cfg.lang)
         if parsed is not None and parsed.pattern == "w" and self.cfg.keep_weekday:
             return value  # a bare weekday is meant to stay with keep_weekday
         ref = self.shifter.ref
         for dy in range(4):
             for dm in range(12):
-                for day in (ref.day, 1, 28):
+                for day in (ref.day, 1, 28, 31):   # 31: the last day of any month
                     month0 = ref.month - 1 + dm
                     alt = RefDate(ref.year + dy + month0 // 12, month0 % 12 + 1, day)
-                    moved = DateShifter(self.offset, alt, self.cfg.day_first).shift(value, year_first=year_first)
+                    moved = DateShifter(self.offset, alt, self.day_first, self.cfg.lang).shift(
+                        value, year_first=year_first)
                     if moved is not None and moved.lower() != value.lower():
                         return moved
         return None
@@ -196,7 +207,7 @@ def _exclusions(notes: list[tuple[Note, list[Span]]]) -> set[str]:
 
 def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None = None,
                       config: DeidConfig | Mapping[str, Any] | str | None = None, seed: int | None = 0,
-                      progress: Progress | None = None) -> DeidentifyResult:
+                      progress: Progress | None = None, lang: str | None = None) -> DeidentifyResult:
     """Replace every span of ``corpus`` (gold, or a model's after :func:`filter_spans`).
 
     ``method``: one method for all labels (labels the configuration names keep
@@ -213,12 +224,21 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
     (:func:`scrub_meta`). Raises :class:`~deid_annotator.errors.SpanError` for a
     span outside its note and :class:`~deid_annotator.errors.DeidError` for a bad
     configuration.
+
+    ``lang`` is the notes' language (a spaCy code: ``en``, ``es``, ...): it decides the
+    label kinds (``FECHAS`` is a date), the surrogates' Faker locale, the month names and
+    the order of numeric dates. ``None`` takes the configuration's ``lang``, else the
+    corpus's (``corpus.meta["lang"]``), else English; ``result.config`` holds the one used.
     """
     t0 = time.perf_counter()
-    cfg = as_config(config).with_methods(method).validate()
+    cfg = as_config(config).with_methods(method)
+    cfg = (replace(cfg, lang=lang) if lang else cfg.in_language(corpus.meta.get("lang"))).validate()
     if seed is None:
         seed = secrets.randbits(63)
     stats = DeidentifyStats(notes=len(corpus))
+    locale_notice = surrogate_locale(cfg.lang)[1]
+    if locale_notice:
+        stats.notices.append(locale_notice)
     mapping = SurrogateMapping()
     mapping.seed = seed
 
@@ -268,7 +288,7 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
 
     stats.seconds = time.perf_counter() - t0
     out = Corpus([n for n in out_notes if n is not None], scrub_meta(corpus.meta))
-    return DeidentifyResult(out, mapping, stats, seed)
+    return DeidentifyResult(out, mapping, stats, seed, cfg)
 
 
 def _deidentify_note(note: Note, spans: list[Span], state: _Scope, kind, stats: DeidentifyStats,
@@ -333,7 +353,7 @@ def _replace(core: str, span: Span, kind: str, state: _Scope, note: Note,
                 K.CONTACT: sur.contact, K.PROFESSION: sur.profession}.get(kind)
     if generate is not None:
         new = generate(core)
-        if new.lower() == core.lower() and core.lower() not in STOP_WORDS:
+        if new.lower() == core.lower() and core.lower() not in sur.stop_words:
             new = sur.ident(core)  # nothing the generator could change (no letters?): same shape
         return new, SURROGATE
     return fallback(kind)

@@ -6,8 +6,12 @@ Labels are data. A label is mapped to a kind, in this order:
 2. the i2b2-2014 catalogue of :mod:`deid_annotator.labels` when the label is an
    i2b2 name (``PATIENT`` -> name, ``PHONE`` -> phone, ``EMAIL`` -> contact, ...);
 3. heuristics on the label's name, split into words (``HCPName`` -> ``HCP``,
-   ``Name``; ``DateYear`` -> ``Date``, ``Year``), checked in this order so that the
-   more specific word wins: year, date, phone, contact, age, id, location,
+   ``Name``; ``DateYear`` -> ``Date``, ``Year``; ``NUMERO_TELEFONO`` -> ``numero``,
+   ``telefono``: accents and case do not matter): first the words of the project's
+   language (:mod:`.languages`: ``FECHAS`` -> date, ``NOMBRE_SUJETO_ASISTENCIA`` ->
+   name, ``SEXO_SUJETO_ASISTENCIA`` -> other), then the English words (label names are
+   often English whatever the notes' language). The English words are checked in this order
+   so that the more specific word wins: year, date, phone, contact, age, id, location,
    profession, name (``DateYear`` is a year, ``PatientID`` an id, ``HospitalName``
    a location, ``PTNameInitial`` a name);
 4. otherwise ``other``.
@@ -19,8 +23,10 @@ the statistics.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..labels import I2B2_BY_NAME
+from .languages import LANGUAGES, base_code
 
 NAME = "name"
 DATE = "date"
@@ -67,8 +73,33 @@ def _any_sub(joined: str, subs: tuple[str, ...]) -> bool:
     return any(s in joined for s in subs)
 
 
-def guess_kind(label: str) -> str:
+def _unaccented(label: str) -> str:
+    """``TELÉFONO`` -> ``TELEFONO``, ``AÑO`` -> ``ANO`` (case kept, for :func:`label_words`)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", label) if not unicodedata.combining(c))
+
+
+def _guess_in(table, words: list[str]) -> str | None:
+    joined = "".join(words)
+    wordset = set(words)
+    for kind, subs, whole in table:
+        if _any_sub(joined, subs) or wordset & whole:
+            return kind
+    return None
+
+
+def guess_kind(label: str, lang: str | None = None) -> str:
     """The kind of a label judged from its name alone (step 3 of the module doc)."""
+    code = base_code(lang)
+    words = label_words(_unaccented(label))
+    own = LANGUAGES.get(code)
+    if own is not None and own.kind_words:
+        kind = _guess_in(own.kind_words, words)
+        if kind is not None:
+            return kind
+    return _guess_english(label)
+
+
+def _guess_english(label: str) -> str:
     words = label_words(label)
     joined = "".join(words)
     wordset = set(words)
@@ -102,14 +133,15 @@ def guess_kind(label: str) -> str:
     return OTHER
 
 
-def kind_of_label(label: str, overrides: dict[str, str] | None = None) -> str:
-    """The kind of ``label``: configured override, else i2b2 catalogue, else :func:`guess_kind`."""
+def kind_of_label(label: str, overrides: dict[str, str] | None = None, lang: str | None = None) -> str:
+    """The kind of ``label``: configured override, else i2b2 catalogue, else :func:`guess_kind`
+    (the words of ``lang``, the project's language, first)."""
     if overrides and label in overrides:
         return overrides[label]
     phi = I2B2_BY_NAME.get(label.upper())  # i2b2 names, matched case-insensitively
     if phi is not None:
         return _I2B2_TYPE_KIND.get(phi.name) or _I2B2_CATEGORY_KIND.get(phi.category, OTHER)
-    return guess_kind(label)
+    return guess_kind(label, lang)
 
 
 def category_of_label(label: str, kind: str) -> str:

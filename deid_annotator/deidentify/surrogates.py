@@ -16,27 +16,37 @@ and ``Smith, John`` become ``Jones``, ``JONES``, ``Mr. Jones``, ``P. Jones``,
   ``'s``, titles (Mr., Dr., ...) and punctuation; given names keep their gender
   when Faker's lists know it, and never start with the original's initial, so an
   initial ``J.`` maps to the initial of ``John``'s surrogate (else to another letter);
-* surrogates are drawn from Faker's en_US lists and never equal nor contain a PHI
+* surrogates are drawn from the Faker lists of the notes' language (en_US for English,
+  es_ES for Spanish, :func:`.languages.surrogate_locale`; en_US when Faker has no locale
+  for the language) and never equal nor contain a PHI
   word found anywhere in the corpus (so ``Engineer, biomedical`` cannot replace
   ``engineer``, nor ``West Virginia`` ``Virginia``: the leak audit would rightly call
   it a leak), nor
   another original's surrogate in the same scope (the mapping stays invertible).
 
-Locations map word by word too: US states to states, state codes to codes,
-facility words (Hospital, Memorial, St.) to words of their class, short acronyms
-(GH, MGH) to random letters, other words to Faker surnames, numbers to numbers.
+Names in a language with two surnames (Spanish: ``Juan García López``) end with two
+surname words when they have three words or more; a word the locale's lists know only
+as a given name or only as a surname takes that role wherever it stands.
+
+Locations map word by word too: US states to states (a locale's provinces to
+provinces), state codes to codes, facility words (Hospital, Memorial, St.; Hospital,
+Clínica, San, Virgen for Spanish, from :mod:`.languages`) to words of their class,
+short acronyms (GH, MGH) to random letters, other words to Faker surnames, numbers to
+numbers; the language's stop words (``of``; ``de``, ``del``) are kept.
 Phones and ids keep their digit/letter pattern (``617-555-1234`` ->
 ``###-###-####``) and are keyed by their digits, so ``617 555 1234`` gets the same
 digits. E-mails and URLs keep their structure, scheme and top-level domain.
 """
 from __future__ import annotations
 
+import importlib
 import re
 import string
 from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
+from .languages import DEFAULT_LANG, DeidLanguage, deid_language, plain, surrogate_locale
 from .shapes import AnyOf, like_case, pick, rng_for, shape_surrogate
 
 TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "jr", "sr", "ii", "iii", "iv",
@@ -62,7 +72,7 @@ _FACILITY_CLASSES: tuple[tuple[str, ...], ...] = (
      "Annex", "Hall", "House", "Home", "Care", "Centre", "Hosp", "Univ", "Med", "Ctr"),
     ("County", "City", "Town", "Township", "Village", "Borough"),
 )
-_KEEP_IN_CONTACTS = frozenset({"http", "https", "ftp", "www", "mailto", "com", "org", "net", "edu",
+KEPT_IN_CONTACTS = frozenset({"http", "https", "ftp", "www", "mailto", "com", "org", "net", "edu",
                                "gov", "mil", "int", "html", "htm", "php", "asp", "aspx", "jsp",
                                "index", "us", "uk", "info", "io", "co"})
 
@@ -81,8 +91,9 @@ class WordAware:
     matching by whole words, rightly reports. Stop words and single letters are not judged
     by the audit and are ignored here too."""
 
-    def __init__(self, words):
+    def __init__(self, words, stop_words: frozenset[str] = STOP_WORDS):
         self.words = words
+        self.stop_words = stop_words
 
     def __contains__(self, item: object) -> bool:
         if not isinstance(item, str):
@@ -90,35 +101,60 @@ class WordAware:
         low = item.lower()
         if low in self.words:
             return True
-        return any(len(w) > 1 and w not in STOP_WORDS and w in self.words for w in _WORD.findall(low))
+        return any(len(w) > 1 and w not in self.stop_words and w in self.words for w in _WORD.findall(low))
+
+
+def _faker_provider(kind: str, locale: str):
+    """Faker's ``kind`` provider class of ``locale`` (en_US's when the locale has none)."""
+    try:
+        return importlib.import_module(f"faker.providers.{kind}.{locale}").Provider
+    except ImportError:
+        return importlib.import_module(f"faker.providers.{kind}.en_US").Provider
+
+
+def _one_word(names) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n for n in names if " " not in n))
 
 
 class Pools:
-    """Word lists from Faker's en_US providers (loaded once)."""
+    """Word lists from the Faker providers of one locale (loaded once per locale)."""
 
-    def __init__(self) -> None:
-        from faker.providers.address.en_US import Provider as Address
-        from faker.providers.job.en_US import Provider as Job
-        from faker.providers.person.en_US import Provider as Person
+    def __init__(self, locale: str = "en_US", language: DeidLanguage | None = None) -> None:
+        Address = _faker_provider("address", locale)
+        Job = _faker_provider("job", locale)
+        Person = _faker_provider("person", locale)
+        language = language or deid_language(DEFAULT_LANG)
 
-        self.female = tuple(Person.first_names_female)
-        self.male = tuple(Person.first_names_male)
+        self.locale = locale
+        self.female = _one_word(Person.first_names_female)
+        self.male = _one_word(Person.first_names_male)
         self.given = tuple(dict.fromkeys(self.female + self.male))
         self.last = tuple(n for n in Person.last_names if n.isalpha())
         self.female_set = {n.lower() for n in self.female}
         self.male_set = {n.lower() for n in self.male}
         self.last_set = {n.lower() for n in self.last}
-        self.states = tuple(Address.states)
+        for other in language.name_locales:   # recognised (role, gender), never drawn
+            people = _faker_provider("person", other)
+            self.female_set.update(n.lower() for n in _one_word(people.first_names_female))
+            self.male_set.update(n.lower() for n in _one_word(people.first_names_male))
+            self.last_set.update(n.lower() for n in people.last_names if n.isalpha())
+        self.states = tuple(getattr(Address, "states", ()))
         self.states_set = {s.lower() for s in self.states}
-        self.state_codes = tuple(Address.states_abbr)
+        self.state_codes = tuple(getattr(Address, "states_abbr", ()))
         self.state_codes_set = {s.lower() for s in self.state_codes}
         self.jobs = tuple(Job.jobs)
-        self.facility_class = {w.lower(): cls for cls in _FACILITY_CLASSES for w in cls}
+        classes = language.facility_classes
+        if classes is None:
+            classes = _FACILITY_CLASSES
+        else:   # a language of its own: its countries are a class too (España -> Portugal)
+            classes = (*classes, _one_word(n for n in getattr(Address, "countries", ()) if n.isalpha()))
+        self.facility_class = {w.lower(): cls for cls in classes if cls for w in cls}
 
 
-@lru_cache(maxsize=1)
-def pools() -> Pools:
-    return Pools()
+@lru_cache(maxsize=None)
+def pools(lang: str | None = None) -> Pools:
+    """The word lists for notes in ``lang`` (English by default)."""
+    return Pools(surrogate_locale(lang)[0], deid_language(lang))
 
 
 def _vowels(word: str) -> int:
@@ -128,13 +164,18 @@ def _vowels(word: str) -> int:
 class ScopeSurrogates:
     """Surrogates for one consistency scope (see the module doc)."""
 
-    def __init__(self, scope: str, seed: int, exclude: set[str], fuzzy_threshold: float = 80.0):
+    def __init__(self, scope: str, seed: int, exclude: set[str], fuzzy_threshold: float = 80.0,
+                 lang: str | None = None):
         self.scope = scope
         self.seed = seed
+        self.language = deid_language(lang)
+        self.titles = self.language.titles if self.language.titles is not None else TITLES
+        self.stop_words = self.language.stop_words if self.language.stop_words is not None else STOP_WORDS
+        self.kept_in_contacts = KEPT_IN_CONTACTS | self.language.address_words
         self.exclude = exclude                   # lower-cased PHI words and values of the whole corpus
-        self.exclude_words = WordAware(exclude)  # ... and any word-list entry holding one of them
+        self.exclude_words = WordAware(exclude, self.stop_words)  # ... and any list entry holding one
         self.fuzzy_threshold = fuzzy_threshold
-        self.p = pools()
+        self.p = pools(lang)
         self.name_tokens: dict[str, str] = {}    # lower original word -> surrogate (its own case)
         self.name_roles: dict[str, str] = {}     # lower original word -> given | last
         self.letters: dict[str, str] = {}        # lower initial -> lower initial
@@ -151,33 +192,53 @@ class ScopeSurrogates:
     # -- names -----------------------------------------------------------------------------
     def prepare_names(self, values: list[str]) -> None:
         """Register every full word of the scope's names first (in order), so that initials
-        and single words find their full forms whatever note they come in."""
+        and single words find their full forms whatever note they come in. With two surnames
+        the longest names come first: "Rosa Patricia Jiménez Avendaño" says which is which."""
+        if self.language.surnames > 1:
+            values = sorted(values, key=lambda v: -len(v.split()))
         for value in values:
             if self._joined(value) is not None:
                 continue
             for word, role in self._name_words(value):
                 base = self._base(word)[0]
-                if len(base) > 1 and base.lower() not in TITLES:
+                if len(base) > 1 and base.lower() not in self.titles:
                     self._name_token(base, role)
 
     def _name_words(self, value: str) -> list[tuple[str, str | None]]:
         """The words of a name with their role: ``last``, ``given`` or ``None`` (a lone word)."""
         matches = list(_NAME_WORD.finditer(value))
-        content = [m for m in matches if m.group(0).lower() not in TITLES and len(self._base(m.group(0))[0]) > 1]
+        content = [m for m in matches if m.group(0).lower() not in self.titles
+                   and len(self._base(m.group(0))[0]) > 1]
         comma = value.find(",")
         roles: list[str | None] = []
+        surnames = content[-min(self.language.surnames, len(content) - 1):] if len(content) > 1 else []
+        listed = {m.start(): self._listed_role(m.group(0)) for m in content} if self.language.surnames > 1 else {}
+        # "Vallejos Cruz": two words, one a known surname and none a known given name
+        only_surnames = (len(content) <= self.language.surnames and "last" in listed.values()
+                         and "given" not in listed.values())
         for m in matches:
             if comma >= 0:
                 roles.append("last" if m.start() < comma else "given")
             elif len(content) <= 1:
                 roles.append(None)
-            else:
+            elif self.language.surnames == 1:
                 roles.append("last" if m is content[-1] else "given")
+            else:   # "García López": two surnames; "Rosa Patricia": two given names
+                roles.append(listed.get(m.start()) or ("last" if only_surnames or m in surnames else "given"))
         # a hyphenated name takes the role of its last part (HARTLEY-BROOKE is a surname)
         for i in range(len(matches) - 2, -1, -1):
             if value[matches[i].end():matches[i + 1].start()] == "-":
                 roles[i] = roles[i + 1]
         return [(m.group(0), r) for m, r in zip(matches, roles)]
+
+    def _listed_role(self, word: str) -> str | None:
+        """``given`` or ``last`` when the locale's lists know ``word`` in one role only."""
+        key = self._base(word)[0].lower()
+        given = key in self.p.female_set or key in self.p.male_set
+        last = key in self.p.last_set
+        if given != last:
+            return "given" if given else "last"
+        return None
 
     @staticmethod
     def _base(word: str) -> tuple[str, str]:
@@ -265,7 +326,7 @@ class ScopeSurrogates:
             out.append(value[pos:i])
             pos = i + len(word)
             base, poss = self._base(word)
-            if base.lower() in TITLES and len(words) > 1:
+            if base.lower() in self.titles and len(words) > 1:
                 out.append(word)
             elif len(base) == 1:
                 out.append(self._initial(base) + poss)
@@ -321,7 +382,7 @@ class ScopeSurrogates:
                 out.append(self._digits("locnum", word))
                 continue
             base, poss = self._base(word)
-            if base.lower() in STOP_WORDS:  # "of", "the": not identifying; the leak audit skips them too
+            if base.lower() in self.stop_words:  # "of", "de": not identifying; the leak audit skips them too
                 out.append(word)
             else:
                 out.append(like_case(self._loc_token(base), base) + poss)
@@ -384,10 +445,14 @@ class ScopeSurrogates:
                 w = m.group(0)
                 if w.isdigit():
                     out.append(shape_surrogate(w, rng))
-                elif w.lower() in _KEEP_IN_CONTACTS or (last_label is not None and m.end() == len(value)):
+                elif w.lower() in self.kept_in_contacts or (last_label is not None and m.end() == len(value)):
                     out.append(w)
                 else:
                     sur = pick(rng, self.p.last, AnyOf(self.exclude_words, {w.lower()})) or shape_surrogate(w, rng)
+                    if not sur.isascii():   # Abellán: addresses stay ASCII
+                        sur = "".join(c for c in plain(sur) if c.isascii() and c.isalpha())
+                        if not sur or sur.lower() in self.exclude_words or sur.lower() == w.lower():
+                            sur = shape_surrogate(w, rng)
                     out.append(like_case(sur.lower() if w.islower() else sur, w))
             out.append(value[pos:])
             result = "".join(out)

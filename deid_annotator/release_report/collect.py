@@ -63,14 +63,14 @@ def corpus_section(project, gold: Corpus) -> Section:
     labels = project.labels()
     rows = []
     for label in sorted(set(labels) | set(by_label), key=lambda l: (-by_label[l], l)):
-        category, hipaa = category_of(label)
+        category, hipaa = category_of(label, project.lang)
         rows.append({"label": label, "spans": by_label[label], "category": category,
                      "hipaa": {True: "yes", False: "no", None: "not in the catalogue"}[hipaa]})
     by_category: Counter = Counter()
     for row in rows:
         by_category[row["category"]] += row["spans"]
     hipaa_spans = sum(r["spans"] for r in rows if r["hipaa"] == "yes")
-    cover = coverage(labels)
+    cover = coverage(labels, project.lang)
     s.figures.update(
         notes=project.note_count(), gold_notes=len(gold), patients=patients,
         notes_without_patient=unnamed, batches=len(batches),
@@ -303,7 +303,7 @@ def run_section(project, gold: Corpus, deidentified: Path | None, fmt: str | Non
         s.missing.append("No de-identified output was given (--deidentified OUT --mapping MAP): "
                          "this report describes no release of notes.")
         return s
-    check_run(s, gold, deidentified, fmt, mapping_path, progress)
+    check_run(s, gold, deidentified, fmt, mapping_path, progress, project.lang)
     return s
 
 

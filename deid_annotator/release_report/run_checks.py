@@ -73,7 +73,7 @@ def read_mapping(path: Path):
 
 
 def check_run(section, gold: Corpus, deidentified: Path, fmt: str | None, mapping_path: Path | None,
-              progress: Progress | None = None) -> None:
+              progress: Progress | None = None, lang: str | None = None) -> None:
     from ..deidentify import audit_leaks
 
     f = section.figures
@@ -97,7 +97,7 @@ def check_run(section, gold: Corpus, deidentified: Path, fmt: str | None, mappin
     report(progress, "report: leak audit", 0, 1)
     matched_ids = {n.id for n in matched}
     original = gold.subset([n for n in gold.notes if n.id in matched_ids])
-    audit = audit_leaks(original, out.subset(matched))
+    audit = audit_leaks(original, out.subset(matched), lang=lang)
     report(progress, "report: leak audit", 1, 1)
     f["audit"] = {"ok": audit.ok, "leaks": len(audit.leaks),
                   "leak_notes": len({leak.note_id for leak in audit.leaks}),
@@ -118,10 +118,10 @@ def check_run(section, gold: Corpus, deidentified: Path, fmt: str | None, mappin
         section.missing.append(f"The mapping {mapping_path.name} could not be read "
                                f"({type(exc).__name__}): no method or consistency check.")
         return
-    check_mapping(section, mapping, original)
+    check_mapping(section, mapping, original, lang)
 
 
-def check_mapping(section, mapping, original: Corpus) -> None:
+def check_mapping(section, mapping, original: Corpus, lang: str | None = None) -> None:
     from ..deidentify.engine import scope_of
 
     f = section.figures
@@ -143,7 +143,7 @@ def check_mapping(section, mapping, original: Corpus) -> None:
     f["kept"] = sum(n for (_, method), n in methods.items() if method == "keep")
     f["replaced"] = sum(methods.values()) - f["kept"]
     f["surrogates"] = surrogate_consistency(entries, original, scope_of)
-    f["dates"] = date_shift_consistency(entries, mapping.date_offsets)
+    f["dates"] = date_shift_consistency(entries, mapping.date_offsets, lang)
     f["patients_in_mapping"] = len({e.scope for e in entries})
 
 
@@ -164,21 +164,25 @@ def surrogate_consistency(entries, original: Corpus, scope_of) -> dict[str, Any]
     return {"checked": checked, "patients": patients, "merged": merged}
 
 
-def date_shift_consistency(entries, offsets: dict[str, int]) -> dict[str, Any]:
+def date_shift_consistency(entries, offsets: dict[str, int], lang: str | None = None) -> dict[str, Any]:
     """Each full date (year, month, day) replaced by shifting must have moved by its
-    patient's one offset."""
+    patient's one offset (dates read in the notes' language ``lang``)."""
     from ..deidentify import kinds as K
+    from ..deidentify.date_words import day_first_of
     from ..deidentify.dates import parse_date
+
+    day_first = day_first_of(lang) if lang else False
 
     consistent = inconsistent = partial = 0
     no_offset: set[str] = set()
     for e in entries:
-        if K.kind_of_label(e.label) != K.DATE or e.method not in ("surrogate", "shift"):
+        if K.kind_of_label(e.label, lang=lang) != K.DATE or e.method not in ("surrogate", "shift"):
             continue
         if e.scope not in offsets:
             no_offset.add(e.scope)
             continue
-        before, after = parse_date(e.original.strip()), parse_date(e.replacement.strip())
+        before = parse_date(e.original.strip(), day_first=day_first, lang=lang)
+        after = parse_date(e.replacement.strip(), day_first=day_first, lang=lang)
         if not (before and after and None not in (before.year, before.month, before.day,
                                                    after.year, after.month, after.day)):
             partial += e.count

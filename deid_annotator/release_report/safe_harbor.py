@@ -61,9 +61,9 @@ def catalogue_type(label: str):
     return I2B2_BY_NAME.get(label.upper())
 
 
-def coverage(labels: list[str]) -> list[Coverage]:
+def coverage(labels: list[str], lang: str | None = None) -> list[Coverage]:
     """For each Safe Harbor identifier: which of ``labels`` cover it, surely (catalogue) or
-    maybe (judged by the label's name)."""
+    maybe (judged by the label's name, in the words of the project's language ``lang``)."""
     out = []
     for ident in SAFE_HARBOR:
         if ident.letter in NOT_IN_TEXT:
@@ -72,16 +72,16 @@ def coverage(labels: list[str]) -> list[Coverage]:
         sure = tuple(l for l in labels if (t := catalogue_type(l)) is not None
                      and t.name in ident.catalogue_types)
         maybe = tuple(l for l in labels if catalogue_type(l) is None
-                      and K.kind_of_label(l) in ident.kinds)
+                      and K.kind_of_label(l, lang=lang) in ident.kinds)
         status = "covered" if sure else ("maybe" if maybe else "not covered")
         out.append(Coverage(ident, status, sure or maybe))
     return out
 
 
-def category_of(label: str) -> tuple[str, bool | None]:
+def category_of(label: str, lang: str | None = None) -> tuple[str, bool | None]:
     """(i2b2 category, HIPAA Safe Harbor mark) of a catalogue label; for any other label
     its kind in capitals and None (the catalogue does not know it)."""
     t = catalogue_type(label)
     if t is not None:
         return t.category, t.hipaa
-    return K.kind_of_label(label).upper(), None
+    return K.kind_of_label(label, lang=lang).upper(), None
