@@ -28,7 +28,9 @@ CORRECTION_KINDS = (("added", "added (missed PHI)"), ("removed", "removed (false
                     ("boundary_fixed", "boundary fixed"), ("relabelled", "relabelled"))
 #: How a batch still open is drawn (its bars hatched, in the same colour).
 OPEN_HATCH = "///"
-OPEN_NOTE = "batch (hatched: still open, notes done so far)"
+#: Said once under both bar charts when a batch is open (as each chart's x label, the two
+#: ran into each other at a laptop's width).
+OPEN_NOTE = "hatched: a batch still open (the notes done so far)"
 
 
 def colors_of(palette: QPalette) -> PlotColors:
@@ -110,6 +112,8 @@ class DashboardWidget(QWidget):
         self._plot_curve(ax_curve)
         self._plot_time(ax_time)
         self._plot_corrections(ax_corr)
+        if any(not b.submitted for b in self.batches):
+            self.figure.supxlabel(OPEN_NOTE, fontsize=8, color=self.colors.muted)
         for ax in (ax_curve, ax_time, ax_corr):
             style_axes(ax, self.colors)
         self._drawn = True
@@ -133,8 +137,8 @@ class DashboardWidget(QWidget):
         ax.set_title("Learning curve (evaluation slice of the gold notes, entity level)")
         measured = [v for v in self.versions if v.f1 is not None]
         if not measured:
-            self._no_data(ax, "No measured model version yet.\nSubmit batches and retrain: each "
-                          "version is scored on a fixed slice of the gold notes\n(once there are enough of them).")
+            self._no_data(ax, "No measured model version yet.\nSubmit batches and retrain: each version\n"
+                          "is scored on a fixed slice of the gold notes\n(once there are enough of them).")
             return
         xs = [v.number for v in measured]
         ax.plot(xs, [v.f1 for v in measured], "o-", color=c.of("f1"), label="F1", linewidth=2)
@@ -160,7 +164,7 @@ class DashboardWidget(QWidget):
         minutes = [b.seconds_per_note / 60 for b in self.batches]
         bars = ax.bar(xs, minutes, color=c.of("minutes"), edgecolor=c.of("minutes"), width=0.6)
         self._hatch_open(bars, c.of("minutes"))
-        ax.set_xlabel(OPEN_NOTE)
+        ax.set_xlabel("batch")
         ax.set_ylabel("minutes")
         ax.set_ylim(0, max(1.0, max(minutes) * 1.15))
         ax.set_xticks(xs)
@@ -189,7 +193,7 @@ class DashboardWidget(QWidget):
             bars = ax.bar(xs, values, bottom=bottom, color=color, edgecolor=color, label=name, width=0.6)
             self._hatch_open(bars, color)
             bottom = [a + v for a, v in zip(bottom, values)]
-        ax.set_xlabel(OPEN_NOTE)
+        ax.set_xlabel("batch")
         ax.set_ylabel("corrections to the pre-annotation")
         ax.set_ylim(0, max(1.0, max(bottom) * 1.15))
         ax.set_xticks(xs)
