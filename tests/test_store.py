@@ -193,7 +193,7 @@ def test_import_round_trip_is_exact(project):
     assert result.labels_added == ("PHONE",)
     assert project.labels() == ["PATIENT", "DATE", "PHONE"]
     out = project.corpus("gold")
-    assert out.meta == corpus.meta
+    assert out.meta == {**corpus.meta, "lang": "en"}   # plus the project's language
     assert [n.id for n in out] == ["n1", "n2", "n3"]
     for a, b in zip(corpus, out):
         assert b.text == a.text and b.meta == a.meta
@@ -392,3 +392,22 @@ def test_worker_thread_import_while_ui_thread_reads(project):
     assert not errors
     assert project.note_count() == 3000
     assert all(c % 500 == 0 for c in counts)  # readers see whole chunks only
+
+
+def test_the_corpus_of_a_project_carries_its_language(tmp_path):
+    """Exports and de-identification read the language from ``corpus.meta``: a Spanish
+    project's corpus used to say nothing, so a CoNLL export tokenised it as English and
+    de-identification fell back to English label kinds."""
+    from deid_annotator.corpus import Corpus, Note, Span
+
+    with Project.create(tmp_path / "es.db", labels=["NOMBRE"], lang="es") as p:
+        p.import_corpus(Corpus([Note("n1", "Paciente: Juan.", {}, [Span(10, 14, "NOMBRE")])],
+                               {"format": "brat"}))
+        for source in ("gold", "model", None):
+            corpus = p.corpus(source=source)
+            assert corpus.meta["lang"] == "es"
+            assert corpus.meta["format"] == "brat"
+    with Project.create(tmp_path / "en.db", labels=["NAME"]) as p:
+        p.import_corpus(Corpus([Note("n1", "Seen by John.", {"lang": "fr"}, [])],
+                               {"lang": "fr"}))
+        assert p.corpus(source=None).meta["lang"] == "fr", "what the import said stays"

@@ -392,10 +392,13 @@ class NotesMixin:
           model-proposed or human-added (gold spans are a separate layer).
         * ``"human"``: spans added by annotators, whatever their status. ``None``: no spans.
 
-        ``Corpus.meta`` is that of the first import that had any (the format's details).
+        ``Corpus.meta`` is that of the first import that had any (the format's details),
+        with the project's language as ``lang`` unless that import named one: exports and
+        de-identification read it there.
         """
         meta_row = self._one("SELECT value FROM meta WHERE key = 'corpus_meta'")
         meta = loads(meta_row[0]) if meta_row else {}
+        meta.setdefault("lang", self.lang)
         notes = self._read_notes(note_ids, source, "gold_at IS NOT NULL"
                                  if source == "gold" and note_ids is None else None, None, 0)
         report(progress, "export", len(notes), len(notes))
