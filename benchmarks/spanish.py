@@ -164,7 +164,8 @@ def run_real_seed(seed: int, args, work: Path) -> dict[str, dict]:
 def print_real_table(args, runs: list[dict[str, dict]]) -> None:
     n_train = len(list(Path(args.real_train).glob("*.txt")))
     n_eval = len(list(Path(args.real_eval).glob("*.txt")))
-    print(f"Real brat notes: trained on {args.train_fraction:g} of {n_train} notes of "
+    share = "all" if args.train_fraction >= 1 else f"{args.train_fraction:.0%} of the"
+    print(f"Real brat notes: trained on {share} {n_train} notes of "
           f"{Path(args.real_train).name}, scored on {n_eval} notes of {Path(args.real_eval).name}"
           f"{'' if args.lang else ', no --lang given'}; seeds {args.seeds}: mean (min–max).\n")
     print("| tagger | strict P | strict R | strict F1 | token F1 | train s | tag notes/s |")
