@@ -14,10 +14,20 @@ notes' strict F1 beside them), train seconds and tag notes/s, as mean and spread
     python benchmarks/spanish.py [--taggers rules,crf,stacked] [--seeds 1,2,3]
                                  [--train 250] [--validation 50] [--test 100] [--windows]
                                  [--real DIR] [--work DIR]
+    python benchmarks/spanish.py --real-train DIR --real-eval DIR [--taggers ...] [--seeds ...]
+                                 [--train-fraction 1.0] [--no-lang]
 
 ``--real DIR`` also tags a brat folder of real annotated notes (MEDDOCAN's test set, for
 one; it is not shipped) with each model trained on generated notes, and adds its strict
 entity F1 as a column: how far the generated notes carry to real text.
+
+``--real-train DIR --real-eval DIR`` trains on real annotated notes instead (a brat folder,
+MEDDOCAN's training set for one; not shipped) and scores on another real folder (its
+development set; keep the test set for one final run). No generated notes are made then;
+each seed trains every tagger on ``--train-fraction`` of the training notes (all of them
+by default, drawn by the seed otherwise). The tagger ``default`` runs ``train`` without
+``--tagger`` (what the command picks for the language), and ``--no-lang`` leaves out
+``--lang`` too (what it picks from the notes alone).
 
 Generated notes are far more regular than real case reports (a closed set of sentences,
 layouts and cue words; PHI drawn from the same Faker lists in every split): figures here
@@ -27,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,6 +117,68 @@ def run_seed(seed: int, args, work: Path) -> dict[str, dict]:
     return results
 
 
+def train_args(tagger: str, seed: int, lang: bool) -> list[str]:
+    """``train``'s options for ``tagger`` ("default": no --tagger, as a user who gives none)."""
+    return ((["--tagger", tagger] if tagger != "default" else []) + (["--lang", "es"] if lang else [])
+            + ["--seed", str(seed)])
+
+
+def sample_pairs(source: Path, target: Path, fraction: float, seed: int) -> Path:
+    """``fraction`` of the brat pairs of ``source`` (drawn with ``seed``) copied to ``target``;
+    ``source`` itself when the fraction is 1."""
+    if fraction >= 1:
+        return source
+    names = sorted(p.stem for p in source.glob("*.txt"))
+    keep = random.Random(seed).sample(names, max(1, round(len(names) * fraction)))
+    target.mkdir(parents=True, exist_ok=True)
+    for name in keep:
+        for suffix in (".txt", ".ann"):
+            shutil.copy2(source / f"{name}{suffix}", target / f"{name}{suffix}")
+    return target
+
+
+def run_real_seed(seed: int, args, work: Path) -> dict[str, dict]:
+    """Train each tagger on real notes (``--real-train``) and score it on ``--real-eval``."""
+    base = work / f"real-seed{seed}"
+    train = sample_pairs(Path(args.real_train), base / "train", args.train_fraction, seed)
+    out, _ = cli("import", "--db", str(base / "project.db"), "--format", "brat",
+                 *(["--lang", "es"] if args.lang else []), str(train))
+    print(f"seed {seed}: {out.strip()}", file=sys.stderr)
+    evaluated = Path(args.real_eval)
+    results = {}
+    for tagger in args.taggers:
+        model = base / f"model-{tagger}"
+        out, train_s = cli("train", "--format", "brat", "--corpus", str(train),
+                           *train_args(tagger, seed, args.lang), "--out", str(model))
+        print(f"seed {seed} {tagger}: {out.strip()}", file=sys.stderr)
+        _, tag_s = cli("tag", "--model", str(model), "--format", "brat", "--corpus", str(evaluated),
+                       "--out", str(base / f"tagged-{tagger}"))
+        report = scores(evaluated, base / f"tagged-{tagger}")
+        results[tagger] = {"eval": report, "train_s": train_s,
+                           "notes_per_s": len(list(evaluated.glob("*.txt"))) / tag_s}
+        print(f"seed {seed} {tagger}: strict F1 {report['strict']['f1']:.3f}, train {train_s:.0f} s",
+              file=sys.stderr)
+    return results
+
+
+def print_real_table(args, runs: list[dict[str, dict]]) -> None:
+    n_train = len(list(Path(args.real_train).glob("*.txt")))
+    n_eval = len(list(Path(args.real_eval).glob("*.txt")))
+    share = "all" if args.train_fraction >= 1 else f"{args.train_fraction:.0%} of the"
+    print(f"Real brat notes: trained on {share} {n_train} notes of "
+          f"{Path(args.real_train).name}, scored on {n_eval} notes of {Path(args.real_eval).name}"
+          f"{'' if args.lang else ', no --lang given'}; seeds {args.seeds}: mean (min–max).\n")
+    print("| tagger | strict P | strict R | strict F1 | token F1 | train s | tag notes/s |")
+    print("|---|---|---|---|---|---|---|")
+    for tagger in args.taggers:
+        rows = [run[tagger] for run in runs]
+        strict = [r["eval"]["strict"] for r in rows]
+        print(f"| {tagger} | {spread([s['precision'] for s in strict])} | "
+              f"{spread([s['recall'] for s in strict])} | {spread([s['f1'] for s in strict])} | "
+              f"{spread([r['eval']['token']['f1'] for r in rows])} | "
+              f"{spread([r['train_s'] for r in rows], 0)} | {spread([r['notes_per_s'] for r in rows], 1)} |")
+
+
 def spread(values: list[float], digits: int = 3) -> str:
     fmt = f"{{:.{digits}f}}"
     mean = fmt.format(statistics.fmean(values))
@@ -124,11 +198,23 @@ def main() -> int:
                         help="test notes with CRLF line breaks and a byte-order mark")
     parser.add_argument("--real", default=None, help="a brat folder of real annotated notes to score too")
     parser.add_argument("--work", default=None, help="folder for the corpora and models (default: a temporary one)")
+    parser.add_argument("--real-train", default=None,
+                        help="train on this brat folder of real annotated notes (no generated notes)")
+    parser.add_argument("--real-eval", default=None, help="with --real-train: the brat folder to score on")
+    parser.add_argument("--train-fraction", type=float, default=1.0,
+                        help="with --real-train: the share of its notes each seed trains on")
+    parser.add_argument("--no-lang", dest="lang", action="store_false",
+                        help="with --real-train: run import and train without --lang es")
     args = parser.parse_args()
+    if bool(args.real_train) != bool(args.real_eval):
+        parser.error("--real-train and --real-eval go together")
     args.taggers = [t for t in args.taggers.split(",") if t]
     seeds = [int(s) for s in args.seeds.split(",") if s]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work) if args.work else Path(tmp)
+        if args.real_train:
+            print_real_table(args, [run_real_seed(seed, args, work) for seed in seeds])
+            return 0
         runs = [run_seed(seed, args, work) for seed in seeds]
     print(f"Generated Spanish case reports (MEDDOCAN layout and labels), brat; {args.train} training, "
           f"{args.validation} validation, {args.test} test notes a seed"

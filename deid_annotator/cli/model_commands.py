@@ -10,9 +10,6 @@ from .bulk_options import (add_bulk_options, add_input_format, bulk_job, checkpo
 from .options import add_format, add_lang
 from .progress_bar import progress_bar
 
-#: What ``train`` uses when --tagger is not given (the best measured configuration).
-DEFAULT_TAGGER = "stacked"  # the best on training CV in benchmarks/taggers.py (docs/benchmarks.md)
-
 
 def register(commands: argparse._SubParsersAction) -> None:
     from ..taggers import tagger_names
@@ -22,10 +19,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                                         "model directory.")
     add_format(p)
     p.add_argument("--corpus", required=True, type=Path, help="the annotated corpus")
-    p.add_argument("--tagger", default=DEFAULT_TAGGER, choices=tagger_names(), metavar="NAME",
-                   help=f"one of {', '.join(tagger_names())}; default {DEFAULT_TAGGER}")
+    p.add_argument("--tagger", default=None, choices=tagger_names(), metavar="NAME",
+                   help=f"one of {', '.join(tagger_names())}; default: stacked for English notes, "
+                        f"crf for other languages (train prints which and why)")
     p.add_argument("--out", required=True, type=Path, help="the model directory to write")
-    add_lang(p)
+    add_lang(p, default=None,
+             help="language of the notes, a spaCy code (en, es, de, fr, ...); default: guessed "
+                  "from the notes between en and es by their stop words (train prints it)")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                    help="where neural taggers train: auto (CUDA when present), cpu or cuda")
     p.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible on CPU)")
@@ -57,36 +57,67 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
-    from ..errors import DeidError
-    from ..taggers import accepted_options, create_tagger, given, tagger_class
     from ..taggers.base import check_model_destination
+    from ..taggers.languages import default_tagger, guess_language
     from ..taggers.propagation import split_options
 
     vectors = None if args.vectors is None else str(args.vectors)
-    cls = tagger_class(args.tagger)
-    if vectors is not None and not accepted_options(cls, {"pretrained_vectors": vectors}):
-        raise DeidError(f"--vectors: the {args.tagger} tagger does not use pretrained vectors "
-                        f"(bilstm-crf and union do)")
     # the flags every tagger is offered; the propagation saved with the model is
     # --propagate's (composite taggers take it for their members too)
-    offered = given(dict(device=args.device, seed=args.seed, max_epochs=args.max_epochs,
-                         pretrained_vectors=vectors, propagate=args.propagate))
-    tagger = create_tagger(args.tagger, args.lang, **accepted_options(cls, offered))
+    offered = given_options(args, vectors)
     _, propagation = split_options(offered)
     propagation.check("--propagate")
+    if args.tagger is not None or args.lang is not None:   # bad options fail before the corpus is read
+        new_tagger(args.tagger or default_tagger(args.lang).name, args.lang or "en", offered, vectors)
     check_model_destination(args.out)   # before training, which may take hours
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
+        lang = args.lang or guess_language(n.text for n in corpus.notes)
+        name = args.tagger or default_tagger(lang).name
+        tagger = new_tagger(name, lang, offered, vectors)
         check_training_corpus(corpus, args.format, args.corpus, tagger)
+        print(describe_choice(args.tagger, args.lang, name, lang), flush=True)
         started = time.perf_counter()
         tagger.fit(corpus.notes, progress=progress)
         propagation.fit(corpus.notes)
         seconds = time.perf_counter() - started
         tagger.save(args.out, propagation)
     spans = sum(len(n.spans) for n in corpus.notes)
-    print(f"trained {args.tagger} on {len(corpus)} notes ({spans} spans, labels: "
+    print(f"trained {name} on {len(corpus)} notes ({spans} spans, labels: "
           f"{', '.join(tagger.labels) or 'none'}) in {seconds:.1f} s; saved to {args.out}")
     return 0
+
+
+def given_options(args: argparse.Namespace, vectors: str | None) -> dict:
+    """The options ``train`` offers every tagger (each takes those it has)."""
+    from ..taggers import given
+
+    return given(dict(device=args.device, seed=args.seed, max_epochs=args.max_epochs,
+                      pretrained_vectors=vectors, propagate=args.propagate))
+
+
+def new_tagger(name: str, lang: str, offered: dict, vectors: str | None):
+    """An untrained ``name`` tagger for ``lang`` with the offered options it takes."""
+    from ..errors import DeidError
+    from ..taggers import accepted_options, create_tagger, tagger_class
+
+    cls = tagger_class(name)
+    if vectors is not None and not accepted_options(cls, {"pretrained_vectors": vectors}):
+        raise DeidError(f"--vectors: the {name} tagger does not use pretrained vectors "
+                        f"(bilstm-crf and union do)")
+    return create_tagger(name, lang, **accepted_options(cls, offered))
+
+
+def describe_choice(tagger: str | None, lang: str | None, name: str, used_lang: str) -> str:
+    """One line: the language and the tagger ``train`` uses, and where each came from."""
+    from ..taggers.languages import GUESSED_LANGUAGES, default_tagger
+
+    said_lang = (f"language {used_lang} (--lang)" if lang is not None else
+                 f"language {used_lang} (guessed from the notes among "
+                 f"{', '.join(GUESSED_LANGUAGES)}; --lang sets it)")
+    said_tagger = (f"tagger {name} (--tagger)" if tagger is not None else
+                   f"tagger {name} ({default_tagger(used_lang).reason}; --tagger picks another)")
+    return f"{said_lang}; {said_tagger}"
 
 
 def run_tag(args: argparse.Namespace) -> int:

@@ -25,6 +25,6 @@ def add_encoding(parser: argparse.ArgumentParser) -> None:
                              "characters; written files are UTF-8")
 
 
-def add_lang(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", default="en",
-                        help="language of the notes, a spaCy code (en, es, de, fr, ...); default en")
+def add_lang(parser: argparse.ArgumentParser, default: str | None = "en",
+             help: str = "language of the notes, a spaCy code (en, es, de, fr, ...); default en") -> None:
+    parser.add_argument("--lang", default=default, help=help)
