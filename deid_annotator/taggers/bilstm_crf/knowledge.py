@@ -1,0 +1,71 @@
+"""The crf's knowledge features as an input of the network (Huang et al. 2015; Lample et
+al. 2016): each token's features (:mod:`..token_knowledge`) as ids into a learnt embedding
+table and their values; the network adds up the rows, weighted by the values, into one
+vector per token, concatenated with its word, character and shape vectors."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ...tokenization import Token
+from ..token_knowledge import knowledge_extractor, token_knowledge
+from .vocabulary import Vocabulary
+
+#: Features seen fewer times in the training notes are left out (one-off chunk shapes...).
+MIN_COUNT = 2
+
+
+class KnowledgeEncoder:
+    """Notes to knowledge arrays: ``ids`` [n, F] (0: padding, a feature not in the
+    vocabulary is dropped) and ``values`` [n, F] float32, F the most features of a token."""
+
+    def __init__(self, features: Vocabulary, lang: str = "en"):
+        self.features = features
+        self.lang = lang
+        self._extractor = None
+
+    @property
+    def extractor(self):
+        if self._extractor is None:
+            self._extractor = knowledge_extractor(self.lang)
+        return self._extractor
+
+    def items(self, text: str, tokens: Sequence[Token]) -> list[list[tuple[str, float]]]:
+        return token_knowledge(self.extractor, text, tokens)
+
+    @classmethod
+    def learn(cls, notes: Iterable[tuple[str, Sequence[Token]]], lang: str = "en",
+              min_count: int = MIN_COUNT) -> "KnowledgeEncoder":
+        """The features seen at least ``min_count`` times in ``(text, tokens)`` pairs."""
+        encoder = cls(Vocabulary(), lang)
+        counts: Counter = Counter()
+        for text, tokens in notes:
+            counts.update(name for token in encoder.items(text, tokens) for name, _ in token)
+        encoder.features = Vocabulary.from_counts(counts, min_count)
+        return encoder
+
+    def extend(self, notes: Iterable[tuple[str, Sequence[Token]]],
+               min_count: int = MIN_COUNT) -> None:
+        """Append the features of ``notes`` seen ``min_count`` times (a warm start: earlier
+        ids keep their rows)."""
+        counts: Counter = Counter()
+        for text, tokens in notes:
+            counts.update(name for token in self.items(text, tokens) for name, _ in token)
+        self.features.extend(Vocabulary.from_counts(counts, min_count, specials=False).itos)
+
+    def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+        stoi = self.features.stoi
+        rows = [[(stoi[name], value) for name, value in token if name in stoi]
+                for token in self.items(text, tokens)]
+        width = max((len(r) for r in rows), default=0) or 1
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        values = np.zeros((len(rows), width), dtype=np.float32)
+        for i, row in enumerate(rows):
+            for j, (fid, value) in enumerate(row):
+                ids[i, j], values[i, j] = fid, value
+        return ids, values
+
+
+__all__ = ["KnowledgeEncoder", "MIN_COUNT"]
