@@ -1,5 +1,6 @@
 """The network of Dernoncourt et al. (2017): a character BiLSTM per token, concatenated
-with the token's word embedding (and, optionally, a casing-shape embedding), dropout
+with the token's word embedding (and, optionally, a casing-shape embedding and the sum of
+the embeddings of its knowledge features, weighted by their values), dropout
 (on that input only, as NeuroNER), a token BiLSTM, a feed-forward layer, and a CRF layer."""
 from __future__ import annotations
 
