@@ -53,11 +53,11 @@ def test_knowledge_is_the_crf_features_less_the_word_itself(notes):
 
 def test_parameter_round_trip():
     tagger = BiLstmCrfTagger()
-    assert tagger.get_params()["knowledge_features"] is False
-    tagger.set_params(knowledge_features=True, knowledge_dim=7)
     assert tagger.get_params()["knowledge_features"] is True
+    tagger.set_params(knowledge_features=False, knowledge_dim=7)
+    assert tagger.get_params()["knowledge_features"] is False
     assert tagger.get_params()["knowledge_dim"] == 7
-    assert "knowledge_features=True" in repr(tagger)
+    assert "knowledge_features=False" in repr(tagger)
 
 
 @pytest.mark.parametrize("bad", [dict(knowledge_features="yes"), dict(knowledge_dim=0)])
@@ -86,7 +86,7 @@ def test_save_and_load_keep_them(tmp_path, trained, notes):
 def test_a_model_without_them_loads_and_tags_unchanged(tmp_path, notes):
     """A model saved before the option existed: no parameter in its manifest, no knowledge
     vocabulary beside its weights, no knowledge fields in its dimensions."""
-    plain = BiLstmCrfTagger(**{k: v for k, v in SMALL.items() if k != "knowledge_dim"}).fit(notes)
+    plain = BiLstmCrfTagger(knowledge_features=False, **SMALL).fit(notes)
     plain.save(tmp_path / "old")
     manifest_path = tmp_path / "old" / "model.json"
     manifest = json.loads(manifest_path.read_text())
@@ -141,7 +141,7 @@ def test_the_knowledge_changes_the_numpy_network_output(trained, notes):
 
 
 def test_warm_start_from_a_model_without_them(trained, notes):
-    plain = BiLstmCrfTagger(**{k: v for k, v in SMALL.items() if k != "knowledge_dim"}).fit(notes)
+    plain = BiLstmCrfTagger(knowledge_features=False, **SMALL).fit(notes)
     warmed = BiLstmCrfTagger(knowledge_features=True, **SMALL).fit(notes, warm_start=plain)
     assert warmed.network.dims.num_knowledge > 0
     again = BiLstmCrfTagger(knowledge_features=True, **SMALL).fit(notes[:8], warm_start=trained)
