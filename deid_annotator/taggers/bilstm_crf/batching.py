@@ -4,7 +4,7 @@ per note."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -12,7 +12,6 @@ from ...tokenization import Token
 from .vocabulary import UNK_ID, Vocabulary, normalize_word, token_shape
 
 if TYPE_CHECKING:                 # torch only where batches become tensors
-    from .knowledge import KnowledgeEncoder
     from .network import Batch
 
 #: Characters of a token given to the char BiLSTM (first half and last half of longer ones).
@@ -55,7 +54,10 @@ class EncodedNote:
 
 def encode(text: str, tokens: list[Token], table: TokenTable,
            tag_ids: Sequence[int] | None = None, with_breaks: bool = True,
-           knowledge: "KnowledgeEncoder | None" = None) -> EncodedNote:
+           knowledge: "Callable[[str, list[Token]], tuple[np.ndarray, np.ndarray]] | None" = None
+           ) -> EncodedNote:
+    """``knowledge``: what gives the note's knowledge ids and values (a
+    :class:`~.knowledge.KnowledgeEncoder`), for a network that takes them."""
     n = len(tokens)
     ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 3)
     breaks = np.zeros(n, dtype=np.int8)

@@ -35,30 +35,20 @@ class KnowledgeEncoder:
     def items(self, text: str, tokens: Sequence[Token]) -> list[list[tuple[str, float]]]:
         return token_knowledge(self.extractor, text, tokens)
 
-    @classmethod
-    def learn(cls, notes: Iterable[tuple[str, Sequence[Token]]], lang: str = "en",
-              min_count: int = MIN_COUNT) -> "KnowledgeEncoder":
-        """The features seen at least ``min_count`` times in ``(text, tokens)`` pairs."""
-        encoder = cls(Vocabulary(), lang)
+    def add(self, notes_items: Iterable[list[list[tuple[str, float]]]],
+            min_count: int = MIN_COUNT) -> None:
+        """Append the features seen ``min_count`` times in these notes' :meth:`items` (in
+        order of frequency; features already known keep their ids: a warm start)."""
         counts: Counter = Counter()
-        for text, tokens in notes:
-            counts.update(name for token in encoder.items(text, tokens) for name, _ in token)
-        encoder.features = Vocabulary.from_counts(counts, min_count)
-        return encoder
-
-    def extend(self, notes: Iterable[tuple[str, Sequence[Token]]],
-               min_count: int = MIN_COUNT) -> None:
-        """Append the features of ``notes`` seen ``min_count`` times (a warm start: earlier
-        ids keep their rows)."""
-        counts: Counter = Counter()
-        for text, tokens in notes:
-            counts.update(name for token in self.items(text, tokens) for name, _ in token)
+        for items in notes_items:
+            counts.update(name for token in items for name, _ in token)
         self.features.extend(Vocabulary.from_counts(counts, min_count, specials=False).itos)
 
-    def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+    def arrays(self, items: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray]:
+        """``ids``, ``values`` [n, F] of a note's :meth:`items`."""
         stoi = self.features.stoi
         rows = [[(stoi[name], value) for name, value in token if name in stoi]
-                for token in self.items(text, tokens)]
+                for token in items]
         width = max((len(r) for r in rows), default=0) or 1
         ids = np.zeros((len(rows), width), dtype=np.int64)
         values = np.zeros((len(rows), width), dtype=np.float32)
@@ -66,6 +56,9 @@ class KnowledgeEncoder:
             for j, (fid, value) in enumerate(row):
                 ids[i, j], values[i, j] = fid, value
         return ids, values
+
+    def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+        return self.arrays(self.items(text, tokens))
 
 
 __all__ = ["KnowledgeEncoder", "MIN_COUNT"]

@@ -437,15 +437,17 @@ class BiLstmCrfTagger(Tagger):
         if pretrained:
             words.extend(sorted(pretrained))
 
-        knowledge = None
+        knowledge, knowledge_items = None, {}
         if o["knowledge_features"]:
-            texts = ((n.text, tokenized[id(n)]) for n in fit_notes)
-            if warm is not None and warm._knowledge is not None:
-                knowledge = KnowledgeEncoder(Vocabulary.from_json(warm._knowledge.features.to_json()),
-                                             self.lang)
-                knowledge.extend(texts)
-            else:
-                knowledge = KnowledgeEncoder.learn(texts, self.lang)
+            # features of the warm model first (their rows keep their meaning), then new ones
+            knowledge = KnowledgeEncoder(
+                Vocabulary.from_json(warm._knowledge.features.to_json())
+                if warm is not None and warm._knowledge is not None else Vocabulary(), self.lang)
+            for i, n in enumerate(notes):
+                if progress is not None and i % 100 == 0:
+                    progress.check()
+                knowledge_items[id(n)] = knowledge.items(n.text, tokenized[id(n)])
+            knowledge.add(knowledge_items[id(n)] for n in fit_notes)
         dims = self._dimensions(len(words), len(chars), len(tags),
                                 len(knowledge.features) if knowledge is not None else 0)
         if warm is not None:
@@ -480,8 +482,9 @@ class BiLstmCrfTagger(Tagger):
                 if not toks:
                     continue
                 bio, _ = spans_to_bio(toks, n.spans)
+                arrays = None if knowledge is None else knowledge.arrays(knowledge_items[id(n)])
                 out.append(encode(n.text, toks, char_table, [tag_id[t] for t in bio],
-                                  knowledge=knowledge))
+                                  knowledge=None if arrays is None else lambda *_, a=arrays: a))
             return out
 
         def windows_of(encoded):
