@@ -174,6 +174,13 @@ class NumpyNetwork:
         self.shape_embedding = weights.get("shape_embedding.weight")
         self.knowledge_embedding = weights.get("knowledge_embedding.weight")
         self.token_lstm = _BiLstm(weights, "token_lstm")
+        if self.knowledge_embedding is not None:
+            # the knowledge inputs' share of the token LSTM's input weights (the last
+            # columns), apart: see _emissions_time_major
+            split = token_input_size(dims) - dims.knowledge_dim
+            input_weights = self.token_lstm.input_weights
+            self.token_lstm.input_weights = np.ascontiguousarray(input_weights[:, :split])
+            self.knowledge_weights = np.ascontiguousarray(input_weights[:, split:])  # [2, K, 4H]
         self.feed_forward_weight = np.ascontiguousarray(weights["feed_forward.weight"].T)
         self.feed_forward_bias = weights["feed_forward.bias"]
         self.output_weight = np.ascontiguousarray(weights["output.weight"].T)
@@ -219,31 +226,24 @@ class NumpyNetwork:
         if self.shape_embedding is not None:
             shapes = _ids(shapes, self.dims.num_shapes, "shape")
             key = key * self.dims.num_shapes + shapes
-        if self.knowledge_embedding is not None:
-            # ... and knowledge, which depends on the context: the triple's distinct row
-            # number, then the distinct knowledge rows (ids and values side by side)
-            if knowledge is None:
-                raise ValueError("the network takes knowledge features: none given")
-            knowledge_ids = _ids(knowledge[0], len(self.knowledge_embedding), "knowledge")
-            knowledge_values = np.asarray(knowledge[1], dtype=_FLOAT)
-            F = knowledge_ids.shape[2]
-            rows = np.concatenate([knowledge_ids.reshape(B * L, F),
-                                   knowledge_values.reshape(B * L, F).view(np.int32)], axis=1)
-            _, knowledge_row = np.unique(rows, axis=0, return_inverse=True)
-            _, triple = np.unique(key.ravel(), return_inverse=True)
-            key = triple * (int(knowledge_row.max()) + 1) + knowledge_row.reshape(-1)
         _, first, inverse = np.unique(key.ravel(), return_index=True, return_inverse=True)
         parts = [self.word_embedding[words.ravel()[first]], char_rows[char_index.ravel()[first]]]
         if self.shape_embedding is not None:
             parts.append(self.shape_embedding[shapes.ravel()[first]])
+        projected = self.token_lstm.project(np.concatenate(parts, axis=1))
         if self.knowledge_embedding is not None:
-            ids = knowledge_ids.reshape(B * L, F)[first]
-            values = knowledge_values.reshape(B * L, F)[first]
-            parts.append(np.einsum("uf,ufk->uk", values, self.knowledge_embedding[ids]))
+            # knowledge depends on the context, not the text: its input term (the input is a
+            # concatenation, the term a sum) is added per token, to its triple's
+            if knowledge is None:
+                raise ValueError("the network takes knowledge features: none given")
+            ids = _ids(knowledge[0], len(self.knowledge_embedding), "knowledge").reshape(B * L, -1)
+            values = np.asarray(knowledge[1], dtype=_FLOAT).reshape(B * L, -1)
+            vectors = np.einsum("nf,nfk->nk", values, self.knowledge_embedding[ids])
+            projected = projected[:, inverse] + np.matmul(vectors[None], self.knowledge_weights)
+            inverse = np.arange(B * L)
         inverse = inverse.reshape(B, L)
         token_states = self.token_lstm.run(
-            self.token_lstm.project(np.concatenate(parts, axis=1)),
-            np.stack([inverse.T, np.take_along_axis(inverse, reversal, axis=1).T]))
+            projected, np.stack([inverse.T, np.take_along_axis(inverse, reversal, axis=1).T]))
 
         # [L, B, 2H]: forward states, backward states put back in text order
         batch_rows = np.arange(B)[None, :]
