@@ -147,3 +147,15 @@ def test_warm_start_from_a_model_without_them(trained, notes):
     again = BiLstmCrfTagger(knowledge_features=True, **SMALL).fit(notes[:8], warm_start=trained)
     assert again._knowledge.features.itos[:len(trained._knowledge.features)] \
         == trained._knowledge.features.itos
+
+
+def test_the_fast_encoding_equals_the_items_one(trained, notes):
+    """Tagging encodes a note in one pass with cached lookups; training names every
+    feature: both give the same arrays."""
+    encoder = trained._knowledge
+    for note in notes[:6]:
+        tokens = trained.tokenizer(note.text)
+        fast_ids, fast_values = encoder(note.text, tokens)
+        ids, values = encoder.arrays(encoder.items(note.text, tokens))
+        assert np.array_equal(fast_ids, ids) and np.array_equal(fast_values, values)
+        assert ids.shape[0] == len(tokens) and (ids > 0).sum() > len(tokens)

@@ -19,17 +19,19 @@ from .features import FeatureExtractor
 LEXICAL_KEYS = frozenset({"w", "bias", "punct", *(f"{side}{k}" for side in "ps" for k in range(1, 5))})
 
 
+def knowledge_item(key: str, value: Any) -> tuple[str, float] | None:
+    """One crf feature as knowledge: ``(name, value)``, None for a lexical feature."""
+    if key in LEXICAL_KEYS:
+        return None
+    if isinstance(value, str):
+        return f"{key}={value}", 1.0
+    return key, float(value)
+
+
 def knowledge_items(features: dict[str, Any]) -> list[tuple[str, float]]:
-    """The knowledge of one token from its crf features (:func:`token_features`)."""
-    out = []
-    for key, value in features.items():
-        if key in LEXICAL_KEYS:
-            continue
-        if isinstance(value, str):
-            out.append((f"{key}={value}", 1.0))
-        else:
-            out.append((key, float(value)))
-    return out
+    """The knowledge of one token from its crf features (``token_features``)."""
+    return [item for item in (knowledge_item(k, v) for k, v in features.items())
+            if item is not None]
 
 
 def knowledge_extractor(lang: str = "en") -> FeatureExtractor:
@@ -46,4 +48,5 @@ def token_knowledge(extractor: FeatureExtractor, text: str, tokens: Sequence[Tok
     return [knowledge_items(f) for f in extractor.token_features(text, tokens)]
 
 
-__all__ = ["LEXICAL_KEYS", "knowledge_extractor", "knowledge_items", "token_knowledge"]
+__all__ = ["LEXICAL_KEYS", "knowledge_extractor", "knowledge_item", "knowledge_items",
+           "token_knowledge"]

@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ...tokenization import Token
-from ..token_knowledge import knowledge_extractor, token_knowledge
+from ..token_knowledge import knowledge_extractor, knowledge_item, token_knowledge
 from .vocabulary import Vocabulary
 
 #: Features seen fewer times in the training notes are left out (one-off chunk shapes...).
@@ -25,6 +25,7 @@ class KnowledgeEncoder:
         self.features = features
         self.lang = lang
         self._extractor = None
+        self._lookup: dict = {}     # crf feature key (and text value) -> (id, value) | None
 
     @property
     def extractor(self):
@@ -43,22 +44,60 @@ class KnowledgeEncoder:
         for items in notes_items:
             counts.update(name for token in items for name, _ in token)
         self.features.extend(Vocabulary.from_counts(counts, min_count, specials=False).itos)
+        self._lookup.clear()
 
     def arrays(self, items: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray]:
         """``ids``, ``values`` [n, F] of a note's :meth:`items`."""
         stoi = self.features.stoi
-        rows = [[(stoi[name], value) for name, value in token if name in stoi]
-                for token in items]
-        width = max((len(r) for r in rows), default=0) or 1
-        ids = np.zeros((len(rows), width), dtype=np.int64)
-        values = np.zeros((len(rows), width), dtype=np.float32)
-        for i, row in enumerate(rows):
-            for j, (fid, value) in enumerate(row):
-                ids[i, j], values[i, j] = fid, value
-        return ids, values
+        return _pack([[(stoi[name], value) for name, value in token if name in stoi]
+                      for token in items])
 
     def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
-        return self.arrays(self.items(text, tokens))
+        """:meth:`arrays` of :meth:`items`, in one pass: each distinct crf feature (key and
+        text value) is looked up once per encoder, not named again for every token."""
+        lookup = self._lookup
+        rows = []
+        for features in self.extractor.token_features(text, tokens):
+            row = []
+            for key, value in features.items():
+                if isinstance(value, str):
+                    entry = lookup.get((key, value), _MISSING)
+                    if entry is _MISSING:
+                        entry = lookup[(key, value)] = self._entry(key, value)
+                    if entry is not None:
+                        row.append(entry)
+                else:
+                    entry = lookup.get(key, _MISSING)
+                    if entry is _MISSING:
+                        entry = lookup[key] = self._entry(key, value)
+                    if entry is not None:
+                        row.append((entry[0], float(value)))
+            rows.append(row)
+        return _pack(rows)
+
+    def _entry(self, key: str, value) -> tuple[int, float] | None:
+        item = knowledge_item(key, value)
+        if item is None or item[0] not in self.features.stoi:
+            return None
+        return self.features.stoi[item[0]], item[1]
+
+
+_MISSING = object()
+
+
+def _pack(rows: list[list[tuple[int, float]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-token ``(id, value)`` lists as ``ids``, ``values`` [n, F], right-padded with 0."""
+    width = max(map(len, rows), default=0) or 1
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    values = np.zeros((len(rows), width), dtype=np.float32)
+    counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    if counts.sum():
+        flat = [entry for row in rows for entry in row]
+        token = np.repeat(np.arange(len(rows)), counts)
+        slot = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
+        ids[token, slot] = [fid for fid, _ in flat]
+        values[token, slot] = [value for _, value in flat]
+    return ids, values
 
 
 __all__ = ["KnowledgeEncoder", "MIN_COUNT"]
