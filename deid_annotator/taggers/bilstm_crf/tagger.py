@@ -161,8 +161,8 @@ class BiLstmCrfTagger(Tagger):
                  knowledge_features=True,  # the crf's knowledge as an input: pattern, rule and
                  # gazetteer matches, cue words, cluster ids, shapes
                  # (taggers/token_knowledge.py). Token F1 on validation
-                 # patients 0.799 -> 0.894 (all training notes), 0.594 ->
-                 # 0.818 (200 notes), every split (docs/benchmarks.md)
+                 # patients 0.799 -> 0.894 (all training notes), 0.624 ->
+                 # 0.826 (200 notes), every split (docs/benchmarks.md)
                  knowledge_dim=20,         # the size of their summed embedding, concatenated
                  # to the word's
                  pretrained_vectors=None,  # a vectors file (pretrain-embeddings) initialising the word
