@@ -7,7 +7,9 @@ read. The pool is split again by patient (20 % validation, one split per
 validation notes (binary token P/R/F1, in-process). Variants:
 
 - ``crf``: as shipped;
-- ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters.
+- ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters;
+- ``+knowledge`` (``--tagger bilstm-crf``): the crf's knowledge features as an input of the
+  network (``knowledge_features=True``).
 
 (wordfreq Zipf-frequency bins were measured here too and removed: no gain.)
 
@@ -43,6 +45,7 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
 VARIANTS = {
     "crf": {},
     "+glove": {"word_clusters": "glove"},
+    "+knowledge": {"knowledge_features": True},
 }
 
 

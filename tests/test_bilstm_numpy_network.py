@@ -13,6 +13,8 @@ from deid_annotator.taggers.bilstm_crf.numpy_network import NumpyNetwork  # noqa
 DEFAULT = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=21)
 NO_SHAPE = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, shape_dim=0)
 WIDE = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, hidden=20, ff_hidden=16)
+KNOWLEDGE = Dimensions(num_words=80, num_chars=40, num_shapes=12, num_tags=9, num_knowledge=30,
+                       knowledge_dim=6)
 
 
 @pytest.fixture(autouse=True)
@@ -60,18 +62,29 @@ def _batch(dims: Dimensions, lengths: list[int], seed: int = 1, distinct: int = 
                      rng.integers(1, dims.num_chars, size=(distinct, char_lengths.max())), 0)
     words = ids(dims.num_words)
     words[-1] = np.where(mask[-1], rng.integers(1, dims.num_words, size=L), 0)
-    return Batch(words=torch.from_numpy(words), shapes=torch.from_numpy(ids(dims.num_shapes)),
-                 char_index=torch.from_numpy(texts), chars=torch.from_numpy(chars),
-                 char_lengths=torch.from_numpy(char_lengths), lengths=torch.tensor(lengths),
-                 mask=torch.from_numpy(mask))
+    batch = Batch(words=torch.from_numpy(words), shapes=torch.from_numpy(ids(dims.num_shapes)),
+                  char_index=torch.from_numpy(texts), chars=torch.from_numpy(chars),
+                  char_lengths=torch.from_numpy(char_lengths), lengths=torch.tensor(lengths),
+                  mask=torch.from_numpy(mask))
+    if dims.num_knowledge:
+        # up to 4 features per token, drawn per token (not per text: knowledge is context),
+        # some padding (0) between them, values other than 1
+        knowledge = np.where(mask[:, :, None], rng.integers(0, dims.num_knowledge, size=(B, L, 4)), 0)
+        values = np.where(knowledge > 0, rng.uniform(0.2, 1.5, size=(B, L, 4)), 0).astype(np.float32)
+        batch.knowledge_ids, batch.knowledge_values = (torch.from_numpy(knowledge),
+                                                       torch.from_numpy(values))
+    return batch
 
 
 def _inputs(batch: Batch, char_rows: np.ndarray) -> tuple:
+    knowledge = None if batch.knowledge_ids is None else (batch.knowledge_ids.numpy(),
+                                                          batch.knowledge_values.numpy())
     return (batch.words.numpy(), batch.shapes.numpy(), batch.char_index.numpy(), char_rows,
-            batch.lengths.numpy())
+            batch.lengths.numpy(), knowledge)
 
 
-@pytest.mark.parametrize("dims", [DEFAULT, NO_SHAPE, WIDE], ids=["default", "no-shape", "wide"])
+@pytest.mark.parametrize("dims", [DEFAULT, NO_SHAPE, WIDE, KNOWLEDGE],
+                         ids=["default", "no-shape", "wide", "knowledge"])
 @pytest.mark.parametrize("lengths", [[7, 1, 5, 7, 3, 2], [1]])
 def test_matches_torch(dims, lengths):
     network = _torch_network(dims)

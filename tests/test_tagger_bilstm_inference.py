@@ -77,7 +77,7 @@ def test_order_batching_chunking_and_workers_do_not_change_predictions(trained, 
     small = BiLstmCrfTagger(**{**SMALL, "predict_batch_size": 3})
     small.network, small.words, small.chars, small.tags = (trained.network, trained.words,
                                                            trained.chars, trained.tags)
-    small.labels = trained.labels
+    small.labels, small._knowledge = trained.labels, trained._knowledge
     for workers in (1, 3):
         monkeypatch.setattr(inference, "default_workers", lambda w=workers: w)
         assert_same(as_tuples(small.predict(notes)), reference)
@@ -92,7 +92,7 @@ def test_cached_char_features_equal_per_batch_ones(trained, notes):
     tok = trained.tokenizer
     pieces = []
     for n in notes[:20]:
-        e = encode(n.text, tok(n.text), table, with_breaks=False)
+        e = encode(n.text, tok(n.text), table, with_breaks=False, knowledge=trained._knowledge)
         pieces += [(e, a, b) for a, b in prediction_windows(len(e), 40, 10)]
     network = trained.network.eval()
     rows = inference.CharFeatures(torch_engine(trained), table).update()
@@ -121,10 +121,11 @@ def test_numpy_and_torch_give_the_same_predictions(trained, notes):
     table = TokenTable(trained.words, trained.chars)
     tok = trained.tokenizer
     args = (trained.tags, notes, 40, 10, 16)
-    by_torch = list(inference.decode_notes(torch_engine(trained), table, tok, *args))
+    by_torch = list(inference.decode_notes(torch_engine(trained), table, tok, *args,
+                                           knowledge=trained._knowledge))
     by_numpy = list(inference.decode_notes(
         NumpyEngine(_numpy_of(trained)),
-        TokenTable(trained.words, trained.chars), tok, *args))
+        TokenTable(trained.words, trained.chars), tok, *args, knowledge=trained._knowledge))
     assert len(by_torch) == len(by_numpy) == len(notes)
     for (tokens_t, tags_t, marg_t), (tokens_n, tags_n, marg_n) in zip(by_torch, by_numpy):
         assert tokens_t == tokens_n and tags_t == tags_n

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .bilstm_crf.vocabulary import normalize_word
+from ..tokenization import normalize_word
 
 if TYPE_CHECKING:
     from ..embeddings.clusters import WordClusters

@@ -203,6 +203,10 @@ class FeatureExtractor:
                 feats[i] = f
         return feats
 
+    def token_features(self, text: str, tokens: Sequence[Token]) -> list[dict[str, Any]]:
+        """Each token's own features, without its neighbours' (new dicts)."""
+        return self._base_features(text, tokens)
+
     def _base_features(self, text: str, tokens: Sequence[Token]) -> list[dict[str, Any]]:
         gaz = self.gaz
         n = len(tokens)

@@ -3,9 +3,11 @@ tag on CUDA; tagging on CPU and :mod:`.vocabulary` (the embeddings package uses 
 
 - :mod:`.crf_layer` — linear-chain CRF: log-likelihood (forward-backward gradient), Viterbi,
   marginals.
-- :mod:`.network` — char BiLSTM + word (+ casing-shape) embeddings -> BiLSTM -> feed-forward
-  -> CRF.
+- :mod:`.network` — char BiLSTM + word (+ casing-shape, + knowledge) embeddings -> BiLSTM ->
+  feed-forward -> CRF.
 - :mod:`.vocabulary` — words (lower-cased, digits -> 0, ``<UNK>``), characters, shapes, tags.
+- :mod:`.knowledge` — the crf's knowledge features (``knowledge_features=True``) as ids and
+  values of a summed embedding.
 - :mod:`.batching` — windows of tokens, length-bucketed batches, stitching overlapping
   prediction windows.
 - :mod:`.numpy_network` — the trained network's forward pass and CRF decoding in numpy;

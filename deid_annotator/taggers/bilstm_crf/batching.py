@@ -4,7 +4,7 @@ per note."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -46,13 +46,18 @@ class EncodedNote:
     shapes: np.ndarray           # [n] shape ids
     breaks: np.ndarray           # [n] 2: a line break before token i, 1: after ". ; :", 0: none
     tags: np.ndarray | None = None  # [n] gold tag ids
+    knowledge: tuple[np.ndarray, np.ndarray] | None = None  # ids, values [n, F] (.knowledge)
 
     def __len__(self) -> int:
         return len(self.tokens)
 
 
 def encode(text: str, tokens: list[Token], table: TokenTable,
-           tag_ids: Sequence[int] | None = None, with_breaks: bool = True) -> EncodedNote:
+           tag_ids: Sequence[int] | None = None, with_breaks: bool = True,
+           knowledge: "Callable[[str, list[Token]], tuple[np.ndarray, np.ndarray]] | None" = None
+           ) -> EncodedNote:
+    """``knowledge``: what gives the note's knowledge ids and values (a
+    :class:`~.knowledge.KnowledgeEncoder`), for a network that takes them."""
     n = len(tokens)
     ids = np.array([table(t.text) for t in tokens], dtype=np.int64).reshape(n, 3)
     breaks = np.zeros(n, dtype=np.int8)
@@ -63,7 +68,8 @@ def encode(text: str, tokens: list[Token], table: TokenTable,
             elif tokens[i - 1].text in (".", ";", ":", "!", "?"):
                 breaks[i] = 1
     tags = None if tag_ids is None else np.asarray(tag_ids, dtype=np.int64)
-    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks, tags)
+    return EncodedNote(tokens, ids[:, 0].copy(), ids[:, 1].copy(), ids[:, 2].copy(), breaks, tags,
+                       None if knowledge is None else knowledge(text, tokens))
 
 
 def training_windows(note: EncodedNote, max_len: int, inside: np.ndarray | None = None
@@ -164,7 +170,8 @@ def make_batch(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
     B, L = words.shape
     distinct, index = np.unique(text_ids, return_inverse=True)
     chars, char_lengths = char_matrix([table.char_ids[i] for i in distinct])
-    return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags)
+    return _batch(words, shapes, index.reshape(B, L), chars, char_lengths, lengths, tags,
+                  _knowledge_arrays(pieces, L))
 
 
 @dataclass
@@ -177,20 +184,25 @@ class WindowArrays:
     shapes: np.ndarray
     text_ids: np.ndarray
     lengths: np.ndarray          # [B]
+    knowledge_ids: np.ndarray | None = None     # [B, L, F] (.knowledge), 0 at padding
+    knowledge_values: np.ndarray | None = None  # [B, L, F]
 
 
 def prediction_arrays(pieces: Sequence[tuple[EncodedNote, int, int]], table: TokenTable
                       ) -> WindowArrays:
     words, shapes, text_ids, _, lengths = _window_arrays(pieces, table, False)
-    return WindowArrays(words, shapes, text_ids, lengths)
+    return WindowArrays(words, shapes, text_ids, lengths,
+                        *(_knowledge_arrays(pieces, words.shape[1]) or (None, None)))
 
 
 def make_prediction_batch(arrays: WindowArrays) -> "Batch":
     """The torch :class:`~.network.Batch` of :func:`prediction_arrays` (no chars: its
     ``char_index`` points at char features computed beforehand)."""
     empty = np.zeros((0, 1), dtype=np.int64)
+    knowledge = None if arrays.knowledge_ids is None else (arrays.knowledge_ids,
+                                                           arrays.knowledge_values)
     return _batch(arrays.words, arrays.shapes, arrays.text_ids, empty, np.zeros(0, dtype=np.int64),
-                  arrays.lengths, None)
+                  arrays.lengths, None, knowledge)
 
 
 def char_matrix(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -223,7 +235,23 @@ def _window_arrays(pieces, table: TokenTable, with_tags: bool):
     return words, shapes, text_ids, tags, lengths
 
 
-def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags) -> "Batch":
+def _knowledge_arrays(pieces, L: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The knowledge ids and values of windows, [B, L, F] right-padded with 0 (None when
+    the notes were encoded without)."""
+    if not pieces or pieces[0][0].knowledge is None:
+        return None
+    F = max(note.knowledge[0].shape[1] for note, _, _ in pieces)
+    ids = np.zeros((len(pieces), L, F), dtype=np.int64)
+    values = np.zeros((len(pieces), L, F), dtype=np.float32)
+    for b, (note, start, end) in enumerate(pieces):
+        note_ids, note_values = note.knowledge
+        ids[b, :end - start, :note_ids.shape[1]] = note_ids[start:end]
+        values[b, :end - start, :note_values.shape[1]] = note_values[start:end]
+    return ids, values
+
+
+def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags, knowledge=None
+           ) -> "Batch":
     import torch
 
     from .network import Batch
@@ -233,7 +261,9 @@ def _batch(words, shapes, char_index, chars, char_lengths, lengths, tags) -> "Ba
     mask = torch.arange(L).unsqueeze(0) < lengths_t.unsqueeze(1)
     return Batch(torch.from_numpy(words), torch.from_numpy(shapes), torch.from_numpy(char_index),
                  torch.from_numpy(chars), torch.from_numpy(char_lengths), lengths_t, mask,
-                 None if tags is None else torch.from_numpy(tags))
+                 None if tags is None else torch.from_numpy(tags),
+                 None if knowledge is None else torch.from_numpy(knowledge[0]),
+                 None if knowledge is None else torch.from_numpy(knowledge[1]))
 
 
 def bucketed(pieces: list, batch_size: int, rng: np.random.Generator | None = None,

@@ -70,8 +70,10 @@ class NumpyEngine:
         return self.network.char_features(chars, char_lengths)
 
     def decode(self, arrays: WindowArrays, char_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        knowledge = None if arrays.knowledge_ids is None else (arrays.knowledge_ids,
+                                                               arrays.knowledge_values)
         return self.network.decode(arrays.words, arrays.shapes, arrays.text_ids, char_rows,
-                                   arrays.lengths)
+                                   arrays.lengths, knowledge)
 
 
 class TorchEngine:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from ...progress import Progress
 from ...tokenization import Token
 from .batching import (EncodedNote, TokenTable, bucketed, char_matrix, encode, prediction_arrays,
                        prediction_windows, stitch)
+
+if TYPE_CHECKING:
+    from .knowledge import KnowledgeEncoder
 
 #: Notes tokenised per step: small enough that tokenising the next step overlaps the
 #: network's work on this one, large enough for full batches.
@@ -73,9 +76,11 @@ class CharFeatures:
 def decode_notes(engine, table: TokenTable, tokenize: Callable[[str], list[Token]],
                  tags: Sequence[str], notes: Sequence[Note], window: int, overlap: int,
                  batch_size: int, progress: Progress | None = None,
-                 workers: int | None = None) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
+                 workers: int | None = None, knowledge: "KnowledgeEncoder | None" = None
+                 ) -> Iterator[tuple[list[Token], list[str], np.ndarray]]:
     """Per note, in order: its tokens, Viterbi tags and marginals [n, T]. ``engine``: what
-    runs the network (:mod:`.engines`)."""
+    runs the network (:mod:`.engines`); ``knowledge``: the encoder of a network that takes
+    knowledge features."""
     workers = workers or default_workers()
     char_features = CharFeatures(engine, table)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bilstm-crf")
@@ -85,7 +90,8 @@ def decode_notes(engine, table: TokenTable, tokenize: Callable[[str], list[Token
             if progress is not None:
                 progress.check()
             pending.append(_submit(pool, engine, table, char_features, tokenize,
-                                   notes[c0:c0 + CHUNK_NOTES], window, overlap, batch_size) + (c0,))
+                                   notes[c0:c0 + CHUNK_NOTES], window, overlap, batch_size,
+                                   knowledge) + (c0,))
             if len(pending) > 1:      # the previous chunk ran while this one was tokenised
                 yield from _collect(*pending.pop(0), tags, window, overlap, len(notes), progress)
         while pending:
@@ -94,12 +100,12 @@ def decode_notes(engine, table: TokenTable, tokenize: Callable[[str], list[Token
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _submit(pool, engine, table, char_features, tokenize, group, window, overlap, batch_size
-            ) -> tuple[list[EncodedNote], list[tuple[list, Future]]]:
+def _submit(pool, engine, table, char_features, tokenize, group, window, overlap, batch_size,
+            knowledge=None) -> tuple[list[EncodedNote], list[tuple[list, Future]]]:
     encoded = []
     pieces = []
     for note in group:
-        e = encode(note.text, tokenize(note.text), table, with_breaks=False)
+        e = encode(note.text, tokenize(note.text), table, with_breaks=False, knowledge=knowledge)
         encoded.append(e)
         pieces += [(e, a, b) for a, b in prediction_windows(len(e), window, overlap)]
     char_rows = char_features.update()

@@ -1,5 +1,6 @@
 """The network of Dernoncourt et al. (2017): a character BiLSTM per token, concatenated
-with the token's word embedding (and, optionally, a casing-shape embedding), dropout
+with the token's word embedding (and, optionally, a casing-shape embedding and the sum of
+the embeddings of its knowledge features, weighted by their values), dropout
 (on that input only, as NeuroNER), a token BiLSTM, a feed-forward layer, and a CRF layer."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import torch
 from torch import nn
 
 from .crf_layer import CRF
-from .dimensions import Dimensions
+from .dimensions import Dimensions, has_knowledge, token_input_size
 
 
 @dataclass
@@ -24,6 +25,8 @@ class Batch:
     lengths: torch.Tensor      # [B]
     mask: torch.Tensor         # [B, L] bool
     tags: torch.Tensor | None = None  # [B, L] gold tag ids (training)
+    knowledge_ids: torch.Tensor | None = None     # [B, L, F] knowledge feature ids, 0: none
+    knowledge_values: torch.Tensor | None = None  # [B, L, F] their values
 
     def to(self, device: torch.device) -> "Batch":
         if device.type == "cpu":
@@ -75,7 +78,16 @@ class BiLstmCrfNetwork(nn.Module):
             self.shape_embedding = nn.Embedding(dims.num_shapes, dims.shape_dim, padding_idx=0)
         else:
             self.shape_embedding = None
-        in_dim = dims.word_dim + 2 * dims.char_hidden + max(dims.shape_dim, 0)
+        if has_knowledge(dims):
+            self.knowledge_embedding = nn.Embedding(dims.num_knowledge, dims.knowledge_dim,
+                                                    padding_idx=0)
+            # a token sums a dozen rows: the word embeddings' small range, not N(0, 1)
+            nn.init.uniform_(self.knowledge_embedding.weight, -0.1, 0.1)
+            with torch.no_grad():
+                self.knowledge_embedding.weight[0].zero_()
+        else:
+            self.knowledge_embedding = None
+        in_dim = token_input_size(dims)
         self.dropout = nn.Dropout(dims.dropout)
         self.token_lstm = BiLSTM(in_dim, dims.hidden)
         self.feed_forward = nn.Linear(2 * dims.hidden, dims.ff_hidden)
@@ -98,6 +110,9 @@ class BiLstmCrfNetwork(nn.Module):
         parts = [self.word_embedding(batch.words), char_repr[batch.char_index]]
         if self.shape_embedding is not None:
             parts.append(self.shape_embedding(batch.shapes))
+        if self.knowledge_embedding is not None:
+            rows = self.knowledge_embedding(batch.knowledge_ids)          # [B, L, F, K]
+            parts.append((rows * batch.knowledge_values.unsqueeze(3)).sum(dim=2))
         x = self.dropout(torch.cat(parts, dim=2))
         out, _ = self.token_lstm(x, batch.lengths)
         hidden = torch.tanh(self.feed_forward(out))

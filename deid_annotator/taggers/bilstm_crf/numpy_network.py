@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .dimensions import Dimensions
+from .dimensions import Dimensions, has_knowledge, token_input_size
 
 _FLOAT = np.float32
 
@@ -34,13 +34,15 @@ def _lstm_shapes(prefix: str, input_size: int, hidden: int) -> dict[str, tuple[i
 
 def expected_shapes(dims: Dimensions) -> dict[str, tuple[int, ...]]:
     """The keys and shapes of ``BiLstmCrfNetwork(dims).state_dict()``."""
-    token_input = dims.word_dim + 2 * dims.char_hidden + max(dims.shape_dim, 0)
+    token_input = token_input_size(dims)
     ff_input = 2 * dims.hidden
     shapes = {"char_embedding.weight": (dims.num_chars, dims.char_dim),
               **_lstm_shapes("char_lstm", dims.char_dim, dims.char_hidden),
               "word_embedding.weight": (dims.num_words, dims.word_dim)}
     if dims.shape_dim > 0:
         shapes["shape_embedding.weight"] = (dims.num_shapes, dims.shape_dim)
+    if has_knowledge(dims):
+        shapes["knowledge_embedding.weight"] = (dims.num_knowledge, dims.knowledge_dim)
     shapes.update(_lstm_shapes("token_lstm", token_input, dims.hidden))
     shapes.update({"feed_forward.weight": (dims.ff_hidden, ff_input),
                    "feed_forward.bias": (dims.ff_hidden,),
@@ -170,7 +172,15 @@ class NumpyNetwork:
         self.char_projections = self.char_lstm.project(weights["char_embedding.weight"])
         self.word_embedding = weights["word_embedding.weight"]
         self.shape_embedding = weights.get("shape_embedding.weight")
+        self.knowledge_embedding = weights.get("knowledge_embedding.weight")
         self.token_lstm = _BiLstm(weights, "token_lstm")
+        if self.knowledge_embedding is not None:
+            # the knowledge inputs' share of the token LSTM's input weights (the last
+            # columns), apart: see _emissions_time_major
+            split = token_input_size(dims) - dims.knowledge_dim
+            input_weights = self.token_lstm.input_weights
+            self.token_lstm.input_weights = np.ascontiguousarray(input_weights[:, :split])
+            self.knowledge_weights = np.ascontiguousarray(input_weights[:, split:])  # [2, K, 4H]
         self.feed_forward_weight = np.ascontiguousarray(weights["feed_forward.weight"].T)
         self.feed_forward_bias = weights["feed_forward.bias"]
         self.output_weight = np.ascontiguousarray(weights["output.weight"].T)
@@ -193,13 +203,17 @@ class NumpyNetwork:
         return np.concatenate([states[last, 0, rows], states[last, 1, rows]], axis=1)
 
     def emissions(self, words: np.ndarray, shapes: np.ndarray, char_index: np.ndarray,
-                  char_rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+                  char_rows: np.ndarray, lengths: np.ndarray,
+                  knowledge: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Tag scores of every token: [B, L, T]. ``char_rows``: char features (see
-        :meth:`char_features`), the rows ``char_index`` points at."""
-        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths)
+        :meth:`char_features`), the rows ``char_index`` points at; ``knowledge``: the
+        knowledge feature ids and values [B, L, F] of a network that takes them."""
+        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths,
+                                               knowledge)
         return np.ascontiguousarray(emissions.transpose(1, 0, 2))
 
-    def _emissions_time_major(self, words, shapes, char_index, char_rows, lengths) -> np.ndarray:
+    def _emissions_time_major(self, words, shapes, char_index, char_rows, lengths,
+                              knowledge=None) -> np.ndarray:
         char_rows = np.asarray(char_rows, dtype=_FLOAT)
         words = _ids(words, self.dims.num_words, "word")
         char_index = _ids(char_index, len(char_rows), "char_index")
@@ -216,10 +230,20 @@ class NumpyNetwork:
         parts = [self.word_embedding[words.ravel()[first]], char_rows[char_index.ravel()[first]]]
         if self.shape_embedding is not None:
             parts.append(self.shape_embedding[shapes.ravel()[first]])
+        projected = self.token_lstm.project(np.concatenate(parts, axis=1))
+        if self.knowledge_embedding is not None:
+            # knowledge depends on the context, not the text: its input term (the input is a
+            # concatenation, the term a sum) is added per token, to its triple's
+            if knowledge is None:
+                raise ValueError("the network takes knowledge features: none given")
+            ids = _ids(knowledge[0], len(self.knowledge_embedding), "knowledge").reshape(B * L, -1)
+            values = np.asarray(knowledge[1], dtype=_FLOAT).reshape(B * L, -1)
+            vectors = np.einsum("nf,nfk->nk", values, self.knowledge_embedding[ids])
+            projected = projected[:, inverse] + np.matmul(vectors[None], self.knowledge_weights)
+            inverse = np.arange(B * L)
         inverse = inverse.reshape(B, L)
         token_states = self.token_lstm.run(
-            self.token_lstm.project(np.concatenate(parts, axis=1)),
-            np.stack([inverse.T, np.take_along_axis(inverse, reversal, axis=1).T]))
+            projected, np.stack([inverse.T, np.take_along_axis(inverse, reversal, axis=1).T]))
 
         # [L, B, 2H]: forward states, backward states put back in text order
         batch_rows = np.arange(B)[None, :]
@@ -234,10 +258,13 @@ class NumpyNetwork:
         return emissions.reshape(L, B, -1)
 
     def decode(self, words: np.ndarray, shapes: np.ndarray, char_index: np.ndarray,
-               char_rows: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               char_rows: np.ndarray, lengths: np.ndarray,
+               knowledge: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """Viterbi tags [B, L] int64 (past a sequence's end: copies of its last tag) and
         marginals [B, L, T] float32 (zeros at padding)."""
-        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths)
+        emissions = self._emissions_time_major(words, shapes, char_index, char_rows, lengths,
+                                               knowledge)
         L = emissions.shape[0]
         mask = np.arange(L)[:, None] < np.asarray(lengths)[None, :]        # [L, B]
         path = self._viterbi(emissions, mask)
