@@ -42,9 +42,9 @@ from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
 from deid_annotator.taggers import Propagation, accepted_options, create_tagger, load_model, tagger_class
-from deid_annotator.taggers.stacked import StackedTagger
+from deid_annotator.taggers.stacked import MEMBER_DEFAULTS, StackedTagger, stacked_member_options
 from deid_annotator.taggers.stacking_features import FEATURE_GROUPS
-from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_options,
+from deid_annotator.taggers.stacking_members import (cross_validated_outputs,
                                                       member_outputs, patient_folds)
 from deid_annotator.taggers.union import UnionTagger, merge_union
 
@@ -86,7 +86,7 @@ def cached_cv(work: Path, name: str, train, folds, seed: int, n_folds: int, opti
         return cached["outputs"], cached["seconds"]
     started = time.perf_counter()
     outputs = cross_validated_outputs(name, train, folds,
-                                      lambda: create_tagger(name, **member_options(options, name)),
+                                      lambda: create_tagger(name, **stacked_member_options(options, name)),
                                       propagation=Propagation())
     seconds = time.perf_counter() - started
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -138,22 +138,26 @@ def main() -> int:
     # every tagger with propagation within a patient (as `train` saves it)
     propagation = Propagation().fit(train)
 
-    def train_member(name: str):
-        """Train a member once; a model saved by an earlier run in the same --work is reused."""
-        if name in trained:
-            return trained[name]
-        saved, seconds_file = work / "models" / name, work / "models" / f"{name}.seconds"
+    def train_member(name: str, for_stack: bool = False):
+        """Train a member once; a model saved by an earlier run in the same --work is reused.
+        ``for_stack``: with the stacked tagger's member defaults (a model of its own when
+        they differ from the tagger's)."""
+        stack_options = MEMBER_DEFAULTS.get(name, {}) if for_stack else {}
+        key = f"{name}-in-stack" if stack_options else name
+        if key in trained:
+            return trained[key]
+        saved, seconds_file = work / "models" / key, work / "models" / f"{key}.seconds"
         if (saved / "model.json").is_file() and seconds_file.is_file():
-            trained[name] = (load_model(saved), float(seconds_file.read_text()))
-            return trained[name]
+            trained[key] = (load_model(saved), float(seconds_file.read_text()))
+            return trained[key]
         tagger = create_tagger(name, **accepted_options(tagger_class(name), {"seed": args.seed}),
-                               **args.member_options.get(name, {}))
+                               **{**stack_options, **args.member_options.get(name, {})})
         started = time.perf_counter()
         tagger.fit(train)
-        trained[name] = (tagger, time.perf_counter() - started)
+        trained[key] = (tagger, time.perf_counter() - started)
         tagger.save(saved, propagation)
-        seconds_file.write_text(str(trained[name][1]))
-        return trained[name]
+        seconds_file.write_text(str(trained[key][1]))
+        return trained[key]
 
     def score_with_cli(name: str, tagger, train_s: float | None) -> None:
         model_dir = work / "models" / name
@@ -187,8 +191,8 @@ def main() -> int:
         for m in members:
             log(f"cross-validating {m} ({args.folds} patient folds)")
             cv[m], cv_seconds[m] = cached_cv(work, m, train, folds, args.seed, args.folds, options)
-            train_member(m)
-        test_outputs = {m: member_outputs(trained[m][0], blank_test, propagation=propagation)
+        stack = {m: train_member(m, for_stack=True)[0] for m in members}
+        test_outputs = {m: member_outputs(stack[m], blank_test, propagation=propagation)
                         for m in members}
         configs = [("stacked", members, list(FEATURE_GROUPS))]
         if not args.no_ablations:
@@ -206,9 +210,9 @@ def main() -> int:
             tagger = StackedTagger(members=subset, features=groups, folds=args.folds, seed=args.seed,
                                    classifier=kind, member_options=args.member_options)
             started = time.perf_counter()
-            tagger.fit_classifier(train, cv, [trained[m][0] for m in subset])
+            tagger.fit_classifier(train, cv, [stack[m] for m in subset])
             train_s = (time.perf_counter() - started + sum(cv_seconds[m] for m in subset)
-                       + sum(trained[m][1] for m in subset))
+                       + sum(train_member(m, for_stack=True)[1] for m in subset))
             candidates = tagger.score_outputs(blank_test, test_outputs)
             cv_token = tagger.training["cv_token"]
             if label == "stacked":

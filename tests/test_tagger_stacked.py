@@ -206,6 +206,20 @@ def test_members_keep_their_defaults_for_shared_options_left_unset():
     assert member_options({"max_epochs": None}, "bilstm-crf") == {}
 
 
+def test_the_bilstm_member_goes_without_the_knowledge_features_unless_asked():
+    """The bilstm-crf reads the crf's knowledge by default, but the stack was chosen on a
+    member without it (the crf member brings that knowledge already)."""
+    from deid_annotator.taggers.stacked import stacked_member_options
+
+    stacked = create_tagger("stacked", seed=3)
+    bilstm = stacked._new_member("bilstm-crf")
+    assert bilstm.knowledge_features is False and bilstm.seed == 3
+    assert create_tagger("bilstm-crf").knowledge_features is True
+    asked = {"member_options": {"bilstm-crf": {"knowledge_features": True}}}
+    assert stacked_member_options(asked, "bilstm-crf")["knowledge_features"] is True
+    assert "knowledge_features" not in stacked_member_options({}, "crf")
+
+
 @pytest.fixture(scope="module")
 def trained():
     corpus = generate_corpus(30, seed=5)

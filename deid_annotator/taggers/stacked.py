@@ -130,6 +130,21 @@ def _marginal_members(names: Sequence[str]) -> list[str]:
     return [n for n in names if hasattr(tagger_class(n), "predict_token_marginals")]
 
 
+#: Member parameters the stacked tagger was chosen with, under ``member_options``: its
+#: bilstm-crf member without the crf's knowledge features, which that tagger takes by
+#: default. With them the stack's training CV measured token F2 0.920 against 0.918, average
+#: precision 0.937 against 0.945 and recall at precision 0.92 0.892 against 0.899 (the crf
+#: member already brings that knowledge), and every note costs the network's feature pass.
+MEMBER_DEFAULTS: dict[str, dict[str, Any]] = {"bilstm-crf": {"knowledge_features": False}}
+
+
+def stacked_member_options(params: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """The parameters of member ``name`` of a stacked tagger with ``params``:
+    :data:`MEMBER_DEFAULTS`, then the shared ones and ``member_options``
+    (:func:`.stacking_members.member_options`)."""
+    return {**MEMBER_DEFAULTS.get(name, {}), **member_options(params, name)}
+
+
 @register
 class StackedTagger(Tagger):
     name = "stacked"
@@ -197,7 +212,7 @@ class StackedTagger(Tagger):
 
     # -- training -----------------------------------------------------------------------
     def _new_member(self, name: str) -> Tagger:
-        return create_tagger(name, self.lang, **member_options(self.get_params(deep=False), name))
+        return create_tagger(name, self.lang, **stacked_member_options(self.get_params(deep=False), name))
 
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "StackedTagger":
         self.check_params()
