@@ -77,15 +77,19 @@ def start_worker(model_dir: str | Path):
     second process can help or start."""
     if not _worker_possible():
         return None
+    try:
+        return _start_pool(model_dir)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _start_pool(model_dir: str | Path):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    try:
-        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(str(model_dir),))
-        pool.submit(int)      # the process starts on the first task
-    except (OSError, RuntimeError):
-        return None
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(str(model_dir),))
+    pool.submit(int)      # the process starts on the first task
     return pool
 
 
