@@ -4,9 +4,10 @@ Prediction is one core's work, note by note. For a batch large enough to repay a
 process's start (its imports and its own copy of the model, loaded from the model
 directory), this process takes chunks of notes from the front while a worker takes them
 from the back, until they meet; the spans come back in note order. A tagger's spans for
-a note do not depend on the other notes of the call (the same notes in one call or in
-chunks give the same bits: the bulk ``tag`` relies on it too), so the result is what
-``tagger.predict(notes)`` gives in one process.
+a note depend on the note and on the same patient's notes tagged with it (a stacked
+tagger's members copy spans between them: propagation), never on other patients' notes;
+chunks hold whole patients, so the result is what ``tagger.predict(notes)`` gives in one
+process, to the last bit of every confidence.
 
 One process only where a second cannot help or cannot start: a small batch, a single
 usable core, a daemonic process (the app's jobs run in one), or a worker that fails to
@@ -24,14 +25,15 @@ from ..splits import group_key
 from .base import Tagger
 from .stacking_parallel import usable_cores
 
-#: Fewer notes than this are tagged in this process: a worker's start (about 1-3 s of
-#: imports and model load) would not pay off.
-MIN_NOTES_FOR_WORKER = 200
+#: Fewer notes than this are tagged in this process: a worker's start (its imports, the
+#: model, the tokenizer and gazetteers: 2-4 CPU s for the crf and the stacked tagger) would
+#: not pay off.
+MIN_NOTES_FOR_WORKER = 400
 #: Notes per chunk: small enough that the two processes end close together.
 CHUNK_NOTES = 50
-#: Input of this many bytes starts the worker before the notes are read (about 110 nursing
-#: notes).
-MIN_BYTES_FOR_WORKER = 100_000
+#: Input of this many bytes starts the worker before the notes are read (about 390
+#: nursing notes).
+MIN_BYTES_FOR_WORKER = 350_000
 
 _TAGGER: Tagger | None = None
 
@@ -146,7 +148,6 @@ def _share(tagger: Tagger, notes: list[Note], chunks: list[list[int]], pool,
     front, back = 0, len(chunks) - 1       # next chunk here; next chunk for the worker
     pending = None                         # (chunk index, future) in the worker
     worker_alive = True
-    delivered = False                      # whether the worker has tagged a chunk yet
     done_notes = 0
 
     def here(index: int) -> None:
@@ -167,7 +168,7 @@ def _share(tagger: Tagger, notes: list[Note], chunks: list[list[int]], pool,
             back -= 1
 
     def collect() -> None:
-        nonlocal worker_alive, delivered, done_notes
+        nonlocal worker_alive, done_notes
         index, future = pending
         try:
             results[index] = future.result()
@@ -177,7 +178,6 @@ def _share(tagger: Tagger, notes: list[Note], chunks: list[list[int]], pool,
             worker_alive = False
             here(index)
             return
-        delivered = True
         done_notes += len(chunks[index])
         report(progress, "tag", done_notes, len(notes))
 
@@ -189,10 +189,10 @@ def _share(tagger: Tagger, notes: list[Note], chunks: list[list[int]], pool,
             collect()
             submit_back()
     if pending is not None:
-        if not delivered and not pending[1].done():
-            here(pending[0])   # all done here while the worker still starts: do not wait
-        else:
+        if pending[1].done():
             collect()
+        else:   # all done here while the worker still starts or tags (slowed by other
+            here(pending[0])   # jobs, maybe): tag its chunk here rather than wait
     return results
 
 
