@@ -130,13 +130,24 @@ def run_tag(args: argparse.Namespace) -> int:
     from ..corpus import Corpus, Note
     from ..formats import owner_only, read_corpus, write_corpus
     from ..taggers import Propagation, load_model
+    from ..taggers.parallel_predict import (predict_sharing_cores, start_worker, stop_worker,
+                                            worth_a_worker)
 
-    tagger, propagation = load_model(args.model), Propagation.load(args.model)
+    worker = start_worker(args.model) if worth_a_worker(args.corpus) else None  # loads meanwhile
+    try:
+        tagger, propagation = load_model(args.model), Propagation.load(args.model)
+    except BaseException:
+        stop_worker(worker)
+        raise
     with progress_bar("tag") as progress:
-        corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
+        try:
+            corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
+        except BaseException:
+            stop_worker(worker)
+            raise
         started = time.perf_counter()
-        predictions = propagation.apply(corpus.notes,
-                                        tagger.predict(corpus.notes, progress=progress))
+        predictions = propagation.apply(corpus.notes, predict_sharing_cores(
+            tagger, args.model, corpus.notes, progress=progress, worker=worker))
         seconds = time.perf_counter() - started
         tagged = Corpus([Note(n.id, n.text, n.meta,
                               [s for s in spans if (s.confidence is None or s.confidence >= args.min_confidence)])

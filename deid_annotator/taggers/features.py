@@ -259,7 +259,7 @@ class FeatureExtractor:
         # gazetteer phrases (multi-word cities, states, countries, holidays, professions)
         for first, last, cats in gaz.match(words):
             for k in range(first, last):
-                for cat in cats:
+                for cat in sorted(cats):   # a frozenset: the same order in every process
                     out[k]["g:" + cat.lower()] = "B" if k == first else "I"
 
         # note-level: words seen after a title or before a credential

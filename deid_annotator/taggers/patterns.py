@@ -129,6 +129,9 @@ class _Pattern:
     group: int | str = 0
     #: returns a confidence (or None to drop) from the match and the whole text
     check: Callable[[re.Match, str], float | None] | None = None
+    #: a quick search that finds something in every text the pattern matches in: a text
+    #: without it is not scanned (most notes have no month name, no five-digit number)
+    gate: re.Pattern | None = None
 
 
 def _before(text: str, start: int, chars: int = 25) -> str:
@@ -436,7 +439,29 @@ def _patterns() -> tuple[_Pattern, ...]:
         P(c(r"(?<![\d/])\d{1,2}/10(?!\d|/)"), NONPHI, "score", 0.5,
           check=lambda m, t: 0.8 if _PAIN_RE.search(_before(t, m.start(), 20)) else None),
     ]
-    return tuple(pats)
+    return tuple(_gated(p) for p in pats)
+
+
+#: Every month name and abbreviation holds its first three letters.
+_MONTH_GATE = re.compile("|".join(sorted({m[:3] for m in MONTHS + MONTH_ABBR})), _I)
+_DIGITS_GATES = {n: re.compile(r"\d{%d}" % n) for n in (5, 7)}
+_IP_GATE = re.compile(r"\d\.\d{1,3}\.\d{1,3}\.\d")
+
+
+def _gated(p: _Pattern) -> _Pattern:
+    """``p`` with its :attr:`_Pattern.gate`, where one is known."""
+    from dataclasses import replace
+
+    source = p.regex.pattern
+    if _MONTH_RE in source or _MONTH_FULL_RE in source:
+        return replace(p, gate=_MONTH_GATE)
+    if p.kind == "zip":           # five digits, after a state or "zip"
+        return replace(p, gate=_DIGITS_GATES[5])
+    if p.kind == "number":        # seven digits or more
+        return replace(p, gate=_DIGITS_GATES[7])
+    if p.kind == "ip":
+        return replace(p, gate=_IP_GATE)
+    return p
 
 
 @lru_cache(maxsize=1)
@@ -452,7 +477,7 @@ def _zip_pattern() -> _Pattern | None:
     names = sorted((n for n in states if n.replace(" ", "").isalpha()), key=len, reverse=True)
     alt = "|".join(codes + [re.escape(n).replace(r"\ ", r"\s+") for n in names])
     rx = re.compile(r"(?:\b(?:%s)\b\.?,?\s+)(?P<z>\d{5}(?:-\d{4})?)(?![\d\-])" % alt, _I)
-    return _Pattern(rx, LOCATION, "zip", 0.9, group="z")
+    return _gated(_Pattern(rx, LOCATION, "zip", 0.9, group="z"))
 
 
 def find_patterns(text: str, negatives: bool = True,
@@ -477,9 +502,16 @@ def _find_patterns(text: str, negatives: bool, categories: Iterable[str] | None
         pats.append(z)
     phi: list[PatternMatch] = []
     neg: list[PatternMatch] = []
+    gates: dict[re.Pattern, bool] = {}
     for p in pats:
         if p.category != NONPHI and wanted is not None and p.category not in wanted:
             continue
+        if p.gate is not None:
+            open_ = gates.get(p.gate)
+            if open_ is None:
+                open_ = gates[p.gate] = p.gate.search(text) is not None
+            if not open_:
+                continue
         for m in p.regex.finditer(text):
             conf: float | None = p.confidence
             if p.check is not None:
