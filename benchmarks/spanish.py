@@ -172,11 +172,23 @@ def print_real_table(args, runs: list[dict[str, dict]]) -> None:
     print("|---|---|---|---|---|---|---|")
     for tagger in args.taggers:
         rows = [run[tagger] for run in runs]
-        strict = [r["eval"]["strict"] for r in rows]
-        print(f"| {tagger} | {spread([s['precision'] for s in strict])} | "
-              f"{spread([s['recall'] for s in strict])} | {spread([s['f1'] for s in strict])} | "
-              f"{spread([r['eval']['token']['f1'] for r in rows])} | "
-              f"{spread([r['train_s'] for r in rows], 0)} | {spread([r['notes_per_s'] for r in rows], 1)} |")
+        print(table_row(tagger, score_cells(rows, "eval") + speed_cells(rows)))
+
+
+def score_cells(rows: list[dict], part: str) -> list[str]:
+    """Strict P, R, F1 and token F1 of the seeds' ``part`` scores (mean and spread)."""
+    strict = [r[part]["strict"] for r in rows]
+    return [spread([s["precision"] for s in strict]), spread([s["recall"] for s in strict]),
+            spread([s["f1"] for s in strict]), spread([r[part]["token"]["f1"] for r in rows])]
+
+
+def speed_cells(rows: list[dict]) -> list[str]:
+    """Train seconds and tag notes/s over the seeds."""
+    return [spread([r["train_s"] for r in rows], 0), spread([r["notes_per_s"] for r in rows], 1)]
+
+
+def table_row(tagger: str, cells: list[str]) -> str:
+    return "| " + " | ".join([tagger, *cells]) + " |"
 
 
 def spread(values: list[float], digits: int = 3) -> str:
@@ -225,12 +237,10 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|" + ("---|" if args.real else ""))
     for tagger in args.taggers:
         rows = [run[tagger] for run in runs]
-        strict = [r["test"]["strict"] for r in rows]
-        print(f"| {tagger} | {spread([s['precision'] for s in strict])} | {spread([s['recall'] for s in strict])} | "
-              f"{spread([s['f1'] for s in strict])} | {spread([r['test']['token']['f1'] for r in rows])} | "
-              f"{spread([r['validation']['strict']['f1'] for r in rows])} | "
-              f"{spread([r['train_s'] for r in rows], 0)} | {spread([r['notes_per_s'] for r in rows], 1)} |"
-              + (f" {spread([r['real']['strict']['f1'] for r in rows])} |" if args.real else ""))
+        validation = [spread([r["validation"]["strict"]["f1"] for r in rows])]
+        real_cells = [spread([r["real"]["strict"]["f1"] for r in rows])] if args.real else []
+        print(table_row(tagger, score_cells(rows, "test") + validation + speed_cells(rows)
+                        + real_cells))
     return 0
 
 
