@@ -44,10 +44,15 @@ LABEL_GAP = 1.0
 @dataclass(frozen=True, slots=True)
 class Arrangement:
     """``columns``: 2, the bar charts side by side under the learning curve; 1, all three
-    stacked. ``min_height``: the figure's least height for plot areas of MIN_PLOT."""
+    stacked. ``min_height``: the figure's least height for plot areas of MIN_PLOT (a
+    first guess: the titles' and labels' room depends on how they wrap)."""
 
     columns: int
     min_height: int
+
+    @property
+    def rows(self) -> int:
+        return 2 if self.columns == 2 else 3
 
 
 def arrange(width: int, open_note: bool = True) -> Arrangement:

@@ -13,6 +13,7 @@ dashboard scrolls, how many tick labels fit) is :mod:`deid_annotator.annotation.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 
@@ -27,7 +28,7 @@ from PySide6.QtGui import QPalette  # noqa: E402
 from PySide6.QtWidgets import (QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,  # noqa: E402
                                QWidget)
 
-from ..annotation.dashboard_layout import (MIN_WIDTH, SIDE_BY_SIDE_WIDTH, Arrangement, arrange,  # noqa: E402
+from ..annotation.dashboard_layout import (MIN_PLOT, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, Arrangement, arrange,  # noqa: E402
                                            tick_step)
 from ..annotation.plot_colors import PlotColors, plot_colors  # noqa: E402
 from ..annotation.workflow import BatchPoint, VersionPoint  # noqa: E402
@@ -127,6 +128,7 @@ class DashboardWidget(QWidget):
         self.arrangement: Arrangement = arrange(0)
         self.canvas.setMinimumSize(MIN_WIDTH, self.arrangement.min_height)
         self.canvas.installEventFilter(self)
+        self.canvas.mpl_connect("draw_event", self._keep_plot_size)
         layout.addWidget(self.canvas, 1)
         self.agreement_panel = AgreementPanel()
         layout.addWidget(self.agreement_panel)
@@ -163,14 +165,34 @@ class DashboardWidget(QWidget):
         """Side by side or stacked for the canvas's width; drawn again when that changes.
         (Stacked, the canvas is taller and may scroll, so it is no wider: it does not
         change back at once.)"""
-        arrangement = arrange(self.canvas.width(), self._open_note())
-        if arrangement == self.arrangement:
+        if arrange(self.canvas.width()).columns == self.arrangement.columns:
             return
-        if arrangement.columns != self.arrangement.columns and self._drawn:
+        if self._drawn:
             self.set_data(self.versions, self.batches)
         else:
-            self.arrangement = arrangement
+            self._set_arrangement()
+
+    def _set_arrangement(self) -> None:
+        """The arrangement for the canvas's width now, and where its columns change, its
+        first guess at the least height (each drawing then measures it)."""
+        arrangement = arrange(self.canvas.width(), self._open_note())
+        if arrangement.columns != self.arrangement.columns:
             self.canvas.setMinimumHeight(arrangement.min_height)
+        self.arrangement = arrangement
+
+    def _keep_plot_size(self, _event) -> None:
+        """After each drawing: the canvas's least height made what its titles and labels
+        took (wrapped to the width, or running past a short plot) and MIN_PLOT for each
+        row of plots. The arrangement's own figure is a first guess."""
+        rows: dict[int, float] = {}
+        for ax in self.figure.axes:
+            rows[round(ax.bbox.y0)] = ax.bbox.height
+        if len(rows) != self.arrangement.rows:
+            return                      # not laid out (yet)
+        plots = sum(rows.values()) / self.canvas.device_pixel_ratio
+        need = math.ceil(self.canvas.height() - plots) + len(rows) * MIN_PLOT
+        if abs(need - self.canvas.minimumHeight()) > 2:
+            self.canvas.setMinimumHeight(need)
 
     def _open_note(self) -> bool:
         return any(not b.submitted for b in self.batches)
@@ -195,8 +217,7 @@ class DashboardWidget(QWidget):
 
     def set_data(self, versions: Sequence[VersionPoint], batches: Sequence[BatchPoint]) -> None:
         self.versions, self.batches = list(versions), list(batches)
-        self.arrangement = arrange(self.canvas.width(), self._open_note())
-        self.canvas.setMinimumHeight(self.arrangement.min_height)
+        self._set_arrangement()
         self.figure.clear()
         if self.arrangement.columns == 2:   # the curve across the top, the bar charts under it
             grid = self.figure.add_gridspec(2, 2)
@@ -204,7 +225,7 @@ class DashboardWidget(QWidget):
             ax_time = self.figure.add_subplot(grid[1, 0])
             ax_corr = self.figure.add_subplot(grid[1, 1])
         else:
-            grid = self.figure.add_gridspec(3, 1, height_ratios=(1.1, 1, 1))
+            grid = self.figure.add_gridspec(3, 1)
             ax_curve, ax_time, ax_corr = (self.figure.add_subplot(grid[i, 0]) for i in range(3))
         self.colors = colors_of(self.palette())
         self.figure.set_facecolor(self.colors.figure)
@@ -245,7 +266,7 @@ class DashboardWidget(QWidget):
         ax.plot(xs, [v.recall for v in measured], "^--", color=c.of("recall"), label="recall")
         if any(v.token_f1 is not None for v in measured):
             ax.plot(xs, [v.token_f1 for v in measured], ":", color=c.of("token_f1"), label="token F1")
-        ax.set_xlabel("model version (and the gold notes it was trained on)")
+        ax.set_xlabel("model version (and the gold notes it was trained on)", wrap=True)
         ax.set_ylim(0, 1.05)
         # the training notes under each version's number (inside the plot they ran into the legend)
         label_ticks(ax.xaxis, {v.number: f"v{v.number}\n{v.training_notes} notes" for v in measured})

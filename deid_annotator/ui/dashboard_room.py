@@ -6,7 +6,7 @@ which its plots collapsed. While the Dashboard tab is shown and narrower than it
 plots need side by side, the side dock columns are hidden, the widest first, as few as
 will do (:func:`~deid_annotator.annotation.dashboard_layout.columns_to_yield`); they
 come back when the window is widened enough or the annotator goes back to the note. A
-dock the annotator shows again (View menu) while on the dashboard stays.
+dock the annotator opens while on the dashboard (Edit ▸ Find notes) stays.
 """
 from __future__ import annotations
 
@@ -133,15 +133,20 @@ class DashboardRoom(QObject):
     def _watch(self, dock: QDockWidget) -> None:
         if dock not in self._watched:
             self._watched.add(dock)
-            dock.toggleViewAction().triggered.connect(lambda checked, d=dock: self._toggled_by_hand(d, checked))
+            dock.visibilityChanged.connect(lambda visible, d=dock: self._shown_elsewhere(d, visible))
 
-    def _toggled_by_hand(self, dock: QDockWidget, checked: bool) -> None:
-        """The annotator showed or hid a dock (View menu): it is theirs now."""
+    def _shown_elsewhere(self, dock: QDockWidget, visible: bool) -> None:
+        """A dock hidden for the dashboard was shown by the annotator (Edit ▸ Find notes,
+        the View menu) or the program: it is theirs now, and stays while the dashboard is."""
+        if not visible or self._acting:
+            return
         for column in self.hidden:
             if dock in column.docks:
                 column.docks.remove(dock)
+                if column.front is dock:
+                    column.front = None
         self.hidden = [c for c in self.hidden if c.docks]
-        if checked and self.showing_dashboard():
+        if self.showing_dashboard():
             self.kept.add(dock)
 
 
