@@ -64,11 +64,6 @@ def arrange(width: int, open_note: bool = True) -> Arrangement:
     return Arrangement(1, 3 * MIN_PLOT + CURVE_ROOM_HEIGHT + 2 * BAR_ROOM_HEIGHT + note)
 
 
-def plot_width(figure_width: int, arrangement: Arrangement) -> float:
-    """The width of a bar chart's plot area in a figure ``figure_width`` wide (about)."""
-    return max(MIN_PLOT, figure_width / arrangement.columns - PLOT_ROOM_WIDTH)
-
-
 def tick_step(label_widths: Sequence[float], spacing: float, font_size: float) -> int:
     """Label every n-th tick so that labels (the widest ``max(label_widths)``, ticks
     ``spacing`` apart, all in pixels; the font ``font_size`` pixels) do not run into
@@ -105,4 +100,4 @@ def columns_to_restore(width: int, need: int, hidden: Sequence[tuple[Hashable, i
 
 
 __all__ = ["Arrangement", "MIN_PLOT", "MIN_WIDTH", "SIDE_BY_SIDE_WIDTH", "arrange", "columns_to_restore",
-           "columns_to_yield", "plot_width", "tick_step"]
+           "columns_to_yield", "tick_step"]

@@ -181,9 +181,9 @@ class DashboardWidget(QWidget):
         self.arrangement = arrangement
 
     def _keep_plot_size(self, _event) -> None:
-        """After each drawing: the canvas's least height made what its titles and labels
-        took (wrapped to the width, or running past a short plot) and MIN_PLOT for each
-        row of plots. The arrangement's own figure is a first guess."""
+        """After each drawing, the canvas's least height set to the room its titles and
+        labels took (wrapped to the width, or running past a short plot) plus MIN_PLOT
+        for each row of plots: the arrangement's own figure is only a first guess."""
         rows: dict[int, float] = {}
         for ax in self.figure.axes:
             rows[round(ax.bbox.y0)] = ax.bbox.height
@@ -203,7 +203,8 @@ class DashboardWidget(QWidget):
     def comfortable_width(self) -> int:
         """The width at which the plots stand side by side without scrolling sideways."""
         margins = self.page.layout().contentsMargins()
-        return SIDE_BY_SIDE_WIDTH + margins.left() + margins.right() + self.scroll._bar_width()
+        return (SIDE_BY_SIDE_WIDTH + margins.left() + margins.right()
+                + self.scroll.verticalScrollBar().sizeHint().width())
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

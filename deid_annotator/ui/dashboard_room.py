@@ -36,6 +36,8 @@ def in_front(dock: QDockWidget) -> bool:
 
 
 class DashboardRoom(QObject):
+    """Watches the tab shown and the dashboard's width; hides and shows the side docks."""
+
     def __init__(self, window):
         super().__init__(window)
         self.window = window
@@ -57,14 +59,14 @@ class DashboardRoom(QObject):
         if watched is self.dashboard and event.type() == QEvent.Resize and not self._acting \
                 and not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self, self.update)
+            QTimer.singleShot(0, self, self.make_room)
         return False
 
     def _tab_changed(self, _index: int) -> None:
         self.kept.clear()
-        self.update()
+        self.make_room()
 
-    def update(self) -> None:
+    def make_room(self) -> None:
         """Hide or bring back dock columns for the dashboard's width now."""
         self._pending = False
         self._settle()
