@@ -5,7 +5,8 @@ Every engine is a context manager whose :meth:`results` takes
 with at most ``2 x workers`` chunks read ahead (memory stays bounded). It yields
 ``None`` every half second while it waits, so the caller can check for cancellation.
 Each worker loads the model once. Leaving the block early (cancel, error, Ctrl+C)
-stops the workers at once.
+stops the workers at once; a local worker whose run is killed ends too
+(:mod:`deid_annotator.worker_lifetime`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import DeidError
+from ..worker_lifetime import end_with_parent
 from .jobs import Chunk, ChunkResult, ChunkWorker, JobSpec
 
 ENGINES = ("local", "ray")
@@ -64,6 +66,7 @@ _START_ERROR: Exception | None = None
 
 def _start_worker(spec: JobSpec) -> None:
     global _WORKER, _START_ERROR
+    end_with_parent()   # a killed run leaves no worker processing on
     try:
         _WORKER = ChunkWorker(spec)
     except Exception as exc:  # e.g. a corrupt model: reported with the first chunk, as itself
