@@ -116,6 +116,29 @@ def test_deidentify_of_scattered_patients_writes_what_plain_deidentify_writes(no
     assert (tmp_path / "bulk.jsonl").read_bytes() == (tmp_path / "plain.jsonl").read_bytes()
 
 
+@pytest.mark.parametrize("fmt", ["brat", "physionet"])
+def test_folder_formats_of_scattered_patients_read_back_as_plain_deidentify_writes_them(
+        fmt, notes, tmp_path, capsys):
+    """Each run of a chunk (adjacent notes of the input) is written on its own and the runs
+    joined in input order (physionet's writer sorts id-phi.phrase by patient, so its bytes
+    differ; brat's notes are files)."""
+    source = write_input(tmp_path, notes, fmt)
+    config = tmp_path / "deid.json"
+    config.write_text(json.dumps({"default_method": "redact", "DATE": {"method": "shift"}}))
+    common = ["deidentify", "--format", fmt, "--corpus", str(source), "--gold", "--seed", "7",
+              "--config", str(config)]
+    assert main(common + ["--out", str(tmp_path / "plain")]) == 0
+    assert main(common + ["--out", str(tmp_path / "bulk"), "--chunk-size", "2"]) == 0
+
+    def written(name):
+        return [(n.id, n.text, n.meta, n.sorted_spans()) for n in read_corpus(fmt, tmp_path / name).notes]
+
+    assert written("bulk") == written("plain")
+    if fmt == "physionet":   # one file: the input's order
+        assert [n.id for n in read_corpus(fmt, tmp_path / "bulk").notes] == \
+            [n.id for n in read_corpus(fmt, source).notes]
+
+
 def test_an_interrupted_run_of_scattered_patients_resumes_to_the_plain_output(model, notes, tmp_path):
     source = write_input(tmp_path, notes)
     _tag(model, source, tmp_path / "plain.jsonl")

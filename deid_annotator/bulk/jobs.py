@@ -28,6 +28,8 @@ FORMATS_WITH_SPANS = ("jsonl", "physionet", "i2b2", "brat", "conll")
 FILE_FORMATS = ("jsonl", "conll", "csv")
 #: The name of a file-format chunk's output inside its part.
 DATA = "data"
+#: File formats that write each note (from the bulk readers, which keep no layout) on one line.
+ONE_LINE_A_NOTE = ("jsonl",)
 
 
 def run_folder(start: int) -> str:
@@ -158,26 +160,39 @@ class ChunkWorker:
                      ) -> tuple[list[tuple[str, bytes]], Corpus]:
         """The files of each run of ``notes`` (the chunk's notes, processed) in its own
         folder, and the notes read back from all of them."""
+        fmt, columns = self.spec.out_format, self.spec.columns
+        bounds = [(start, end - count, end) for (start, count), end in zip(chunk.runs, _ends(chunk.runs))]
+        if len(bounds) > 1 and fmt in ONE_LINE_A_NOTE:
+            # written once and cut into its lines: a spread patient's chunk has about as
+            # many runs as notes, and each file written costs a sync to disk
+            files, written = render_and_read_back(fmt, Corpus(notes, {}), columns, read_back=read_back)
+            lines = files[0][1].split(b"\n")
+            if len(lines) == len(notes) + 1 and not lines[-1]:   # one line a note, as expected
+                return [(f"{run_folder(start)}/{DATA}", b"\n".join(lines[begin:end]) + b"\n")
+                        for start, begin, end in bounds], written
         files: list[tuple[str, bytes]] = []
-        written: list[Note] = []
-        k = 0
-        for start, count in chunk.runs:
-            run_files, back = render_and_read_back(self.spec.out_format, Corpus(notes[k:k + count], {}),
-                                                   self.spec.columns, read_back=read_back)
+        written_notes: list[Note] = []
+        for start, begin, end in bounds:
+            run_files, back = render_and_read_back(fmt, Corpus(notes[begin:end], {}), columns,
+                                                   read_back=read_back)
             files += [(f"{run_folder(start)}/{rel}", data) for rel, data in run_files]
-            written += back.notes
-            k += count
-        return files, Corpus(written, {})
+            written_notes += back.notes
+        return files, Corpus(written_notes, {})
 
 
-def render(fmt: str, corpus: Corpus, columns: CsvColumns | None) -> list[tuple[str, bytes]]:
-    """The files ``fmt`` writes for ``corpus``, as (relative path, bytes)."""
-    return render_and_read_back(fmt, corpus, columns, read_back=False)[0]
+def _ends(runs: list[tuple[int, int]]) -> list[int]:
+    """Where each run ends among the chunk's notes (exclusive)."""
+    ends, k = [], 0
+    for _, count in runs:
+        k += count
+        ends.append(k)
+    return ends
 
 
 def render_and_read_back(fmt: str, corpus: Corpus, columns: CsvColumns | None, *,
                          read_back: bool = True) -> tuple[list[tuple[str, bytes]], Corpus]:
-    """The files of :func:`render` and the corpus read back from them (for the leak audit;
+    """The files ``fmt`` writes for ``corpus``, as (relative path, bytes), and the corpus
+    read back from them (``read_back``: for the leak audit;
     formats without spans give ``corpus`` itself, as the ``deidentify`` command does)."""
     if fmt == "csv":
         return [(DATA, csv_rows(corpus.notes, columns or CsvColumns()))], corpus
