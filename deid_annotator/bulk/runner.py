@@ -6,7 +6,8 @@ its patients, wherever they are in the input, and grows past the chunk size only
 finish a patient), and each chunk's output depends only on the chunk and the job, so the
 output is byte for byte the same with 1 or N workers, locally or on Ray, in one go or
 resumed after an interruption, and what plain ``tag`` writes: a patient's notes are
-tagged together, as when one process tags all the notes at once.
+tagged together, as when one process tags all the notes at once. Plain ``deidentify``
+too, but for surrogates: they avoid the PHI of their chunk, not of the whole input.
 """
 from __future__ import annotations
 
