@@ -1,5 +1,6 @@
-"""The stacked tagger's member cross-validation with folds in a worker process gives exactly
-the outputs of the one-process run (spans, confidences, tokens, marginals)."""
+"""The stacked tagger's member training with folds and final fits in a worker process gives
+exactly the outputs of the one-process run (spans, confidences, tokens, marginals) and
+members that tag as the ones fitted here."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,9 @@ import pytest
 from deid_annotator.synthetic import generate_corpus
 from deid_annotator.taggers import create_tagger
 from deid_annotator.taggers import stacking_parallel
-from deid_annotator.taggers.stacking_members import cross_validated_outputs, patient_folds
-from deid_annotator.taggers.stacking_parallel import cross_validate_members
+from deid_annotator.taggers.stacking_members import (cross_validated_outputs, member_outputs,
+                                                      patient_folds)
+from deid_annotator.taggers.stacking_parallel import fit_members
 
 
 def _same(a, b) -> bool:
@@ -19,7 +21,7 @@ def _same(a, b) -> bool:
 
 
 @pytest.mark.skipif(stacking_parallel.usable_cores() < 2, reason="one usable core: no worker")
-def test_folds_in_a_worker_give_the_one_process_outputs():
+def test_folds_and_final_fits_in_a_worker_give_the_one_process_results():
     notes = list(generate_corpus(24, seed=11).notes)
     folds = patient_folds(notes, 3, seed=13)
     options = {"crf": {"max_iterations": 15}, "tbed": {"max_rules": 5}}
@@ -28,12 +30,17 @@ def test_folds_in_a_worker_give_the_one_process_outputs():
         return create_tagger(name, "en", **options.get(name, {}))
 
     names = ["rules", "crf", "tbed"]
-    parallel = cross_validate_members(names, notes, folds, new_member)
-    assert list(parallel) == names
-    for name in names:
+    parallel, fitted = fit_members(names, notes, folds, new_member)
+    assert list(parallel) == names and [m.name for m in fitted] == names
+    unseen = list(generate_corpus(6, seed=99).notes)
+    for name, member in zip(names, fitted):
         alone = cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n))
         assert len(parallel[name]) == len(alone) == len(notes)
         assert all(_same(a, b) for a, b in zip(parallel[name], alone)), name
+        here = new_member(name).fit(notes)
+        assert member.predict(unseen) == here.predict(unseen), name
+        assert all(_same(a, b) for a, b in zip(member_outputs(member, unseen),
+                                                member_outputs(here, unseen))), name
 
 
 def test_one_core_runs_every_fold_here(monkeypatch):
@@ -46,6 +53,7 @@ def test_one_core_runs_every_fold_here(monkeypatch):
         made.append(name)
         return create_tagger(name, "en")
 
-    out = cross_validate_members(["rules"], notes, folds, new_member)
-    assert len(out["rules"]) == len(notes) and made == ["rules", "rules"]
+    out, fitted = fit_members(["rules"], notes, folds, new_member)
+    assert len(out["rules"]) == len(notes) and made == ["rules", "rules", "rules"]
+    assert [m.name for m in fitted] == ["rules"]
 

@@ -1,11 +1,14 @@
-"""The stacked tagger's member cross-validation, with folds in a second process.
+"""The stacked tagger's member training, with half of it in a second process.
 
-Training a stacked tagger fits every member K times (its cross-validated predictions) and
-most of that time is one core's. The members whose fit is single-threaded and seeded
-(:data:`PROCESS_SAFE`: the same notes and options give the same model and outputs in any
-process) have their folds fitted in a spawned worker process while the main process
-cross-validates the others (the bilstm-crf, whose torch threads stay as they were), so
-two cores work at once and every output is what the one-process run gives.
+Training a stacked tagger fits every member K + 1 times (K folds for its cross-validated
+predictions, then once on all notes) and most of that time is one core's. The members whose
+fit is single-threaded and seeded (:data:`PROCESS_SAFE`: the same notes and options give the
+same model and outputs in any process) have their folds and their final fit done in a
+spawned worker process while the main process trains the others (the bilstm-crf, whose
+torch threads stay as they were), so two cores work at once and every output is what the
+one-process run gives. A final fit comes back as a saved model, through the same save and
+load as every model (an owner-only temporary folder, removed once loaded: it holds words of
+the notes).
 
 One process only where a second cannot help or cannot start: a single usable core, a
 daemonic process (the app's training jobs run in one; daemons have no children), or a
@@ -14,7 +17,10 @@ worker that fails to start (then the folds run here, as before).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Callable, Sequence
 
 from ..corpus import Note
@@ -46,6 +52,12 @@ def _fit_fold(member: Tagger, held: list[int], propagation: Propagation | None
     return _fit_here(member, _NOTES, held, None, propagation)
 
 
+def _fit_all(member: Tagger, directory: str) -> str:
+    """``member`` fitted on all notes and saved in ``directory`` (loaded by the caller)."""
+    member.fit(_NOTES).save(directory)
+    return directory
+
+
 def _fit_here(member: Tagger, notes: list[Note], held: list[int], progress: Progress | None,
               propagation: Propagation | None) -> list[MemberOutput]:
     """As :func:`.stacking_members.cross_validated_outputs` does for one fold: the member
@@ -71,59 +83,91 @@ def _can_spawn() -> bool:
     return usable_cores() >= 2 and not multiprocessing.current_process().daemon
 
 
-def cross_validate_members(names: Sequence[str], notes: Sequence[Note], folds: Sequence,
-                           new_member: Callable[[str], Tagger], progress: Progress | None = None,
-                           propagation: Propagation | None = None
-                           ) -> dict[str, list[MemberOutput]]:
+def _fit_everything_here(names: Sequence[str], notes: list[Note], folds: Sequence,
+                         new_member: Callable[[str], Tagger], progress: Progress | None,
+                         propagation: Propagation | None
+                         ) -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
+    cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
+                                        progress, propagation) for name in names}
+    return cv, [_final_fit_here(new_member(name), notes, progress) for name in names]
+
+
+def _final_fit_here(member: Tagger, notes: list[Note], progress: Progress | None) -> Tagger:
+    report(progress, "stacking", 0, None, f"training {member.name} on all notes")
+    return member.fit(notes, progress=progress)
+
+
+def fit_members(names: Sequence[str], notes: Sequence[Note], folds: Sequence,
+                new_member: Callable[[str], Tagger], progress: Progress | None = None,
+                propagation: Propagation | None = None
+                ) -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
     """Each member's cross-validated outputs (:func:`.stacking_members.cross_validated_outputs`,
-    with ``propagation``'s parameters), the :data:`PROCESS_SAFE` members' folds fitted in a
-    worker process."""
+    with ``propagation``'s parameters) and each member fitted on all ``notes``, in the order of
+    ``names``; the :data:`PROCESS_SAFE` members' folds and final fits in a worker process."""
     notes = list(notes)
     away = [n for n in names if n in PROCESS_SAFE]
     if not away or len(folds) < 2 or not _can_spawn():
-        return {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
-                                              progress, propagation) for name in names}
+        return _fit_everything_here(names, notes, folds, new_member, progress, propagation)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    from . import load_model
+
     held = [sorted(int(i) for i in fold) for fold in folds]
     # one worker beside a member that trains here; two when all go to workers
     workers = 1 if len(away) < len(names) else 2
-    try:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(notes,))
-        futures = {(name, k): pool.submit(_fit_fold, new_member(name), fold, propagation)
-                   for name in away for k, fold in enumerate(held)}
-    except (OSError, RuntimeError):   # no process could start: all here, as before
-        return {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
-                                              progress, propagation) for name in names}
-    try:
-        out = {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
-                                             progress, propagation)
-               for name in names if name not in away}
-        for name in away:
-            outputs: list[MemberOutput | None] = [None] * len(notes)
-            for k, fold in enumerate(held):
-                if progress is not None and progress.cancelled:
-                    raise CancelledError("cancelled by the user")
-                report(progress, "cross-validation", k, len(held),
-                       f"{name}: fold {k + 1} of {len(held)}")
+    with tempfile.TemporaryDirectory(prefix="deid-members-") as scratch:  # mode 0700
+        try:
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_start_worker, initargs=(notes,))
+            # every fold first, then the final fits: the classifier needs all folds, and a
+            # final fit is as long as a fold
+            futures = {(name, k): pool.submit(_fit_fold, new_member(name), fold, propagation)
+                       for name in away for k, fold in enumerate(held)}
+            finals = {name: pool.submit(_fit_all, new_member(name), str(Path(scratch) / name))
+                      for name in away}
+        except (OSError, RuntimeError):   # no process could start: all here, as before
+            return _fit_everything_here(names, notes, folds, new_member, progress, propagation)
+        try:
+            here = [name for name in names if name not in away]
+            out = {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
+                                                 progress, propagation) for name in here}
+            fitted = {name: _final_fit_here(new_member(name), notes, progress) for name in here}
+            for name in away:
+                outputs: list[MemberOutput | None] = [None] * len(notes)
+                for k, fold in enumerate(held):
+                    _check(progress)
+                    report(progress, "cross-validation", k, len(held),
+                           f"{name}: fold {k + 1} of {len(held)}")
+                    try:
+                        done = futures[(name, k)].result()
+                    except BrokenProcessPool:   # the worker died (or never started): fit here
+                        done = _fit_here(new_member(name), notes, fold, progress, propagation)
+                    for i, output in zip(fold, done):
+                        outputs[i] = output
+                report(progress, "cross-validation", len(held), len(held), f"{name}: done")
+                out[name] = outputs  # type: ignore[assignment]
+            for name in away:
+                _check(progress)
+                report(progress, "stacking", 0, None, f"training {name} on all notes")
                 try:
-                    done = futures[(name, k)].result()
-                except BrokenProcessPool:   # the worker died (or never started): fit here
-                    done = _fit_here(new_member(name), notes, fold, progress, propagation)
-                for i, output in zip(fold, done):
-                    outputs[i] = output
-            report(progress, "cross-validation", len(held), len(held), f"{name}: done")
-            out[name] = outputs  # type: ignore[assignment]
-    except BaseException:
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()   # a cancelled or failed fit: stop the folds in flight
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return {name: out[name] for name in names}
+                    fitted[name] = load_model(finals[name].result())
+                except BrokenProcessPool:
+                    fitted[name] = _final_fit_here(new_member(name), notes, progress)
+                shutil.rmtree(Path(scratch) / name, ignore_errors=True)  # learnt from PHI
+        except BaseException:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()   # a cancelled or failed fit: stop the work in flight
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return {name: out[name] for name in names}, [fitted[name] for name in names]
 
 
-__all__ = ["PROCESS_SAFE", "cross_validate_members", "usable_cores"]
+def _check(progress: Progress | None) -> None:
+    if progress is not None and progress.cancelled:
+        raise CancelledError("cancelled by the user")
+
+
+__all__ = ["PROCESS_SAFE", "fit_members", "usable_cores"]
