@@ -104,13 +104,12 @@ def test_csv_defaults_and_clear_errors(tmp_path):
         list(iter_csv_notes(path))
 
 
-def test_chunks_keep_a_patients_neighbouring_notes_together():
+def test_chunked_cuts_every_size_notes():
+    """(A bulk run's chunks hold whole patients: tests/test_bulk_patients.py.)"""
     notes = [Note(f"{p}_{i}", "", {"patient": p}) for p, i in
              [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("c", 1), ("c", 2), ("a", 4)]]
     plain = [[n.id for n in c] for c in chunked(notes, 2)]
     assert plain == [["a_1", "a_2"], ["a_3", "b_1"], ["c_1", "c_2"], ["a_4"]]
-    kept = [[n.id for n in c] for c in chunked(notes, 2, keep_patients=True)]
-    assert kept == [["a_1", "a_2", "a_3"], ["b_1", "c_1", "c_2"], ["a_4"]]
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "physionet"])

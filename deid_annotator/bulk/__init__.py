@@ -10,8 +10,9 @@
                   engine="local", workers=2, resume=True)
     result = run_bulk(job, progress)
 
-The input is streamed (:mod:`.readers`), cut into chunks and processed by N workers
-each holding the model (:mod:`.engines`: ``local`` processes or ``ray``); finished
+The input is streamed (:mod:`.readers`), cut into chunks that hold whole patients
+(:mod:`.chunking`: a patient's notes are tagged together, as by plain ``tag``) and
+processed by N workers each holding the model (:mod:`.engines`: ``local`` processes or ``ray``); finished
 chunks are kept in a checkpoint next to the output (:mod:`.checkpoint`) so an
 interrupted run resumes; the output is assembled in input order and written
 atomically (:mod:`.assemble`), identical whatever the engine, the number of workers or

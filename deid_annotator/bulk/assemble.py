@@ -1,9 +1,9 @@
-"""The final output from the chunks' parts, in input order, written atomically.
+"""The final output from the outputs of the chunks' runs, in input order, written atomically.
 
-File formats (jsonl, conll, csv) are the parts' files one after the other (csv: after
-one header row); physionet is each part's ``id.text`` and ``id-phi.phrase`` one after
-the other; folder formats (text, brat, i2b2) are every part's files in one folder, except
-brat's notes' metadata file, which is the parts' files one after the other.
+File formats (jsonl, conll, csv) are the runs' files one after the other (csv: after
+one header row); physionet is each run's ``id.text`` and ``id-phi.phrase`` one after
+the other; folder formats (text, brat, i2b2) are every run's files in one folder, except
+brat's notes' metadata file, which is the runs' files one after the other.
 Readers see the old output or the new one, never a half-written one (the rules of
 :mod:`deid_annotator.formats`: beside the target, then renamed; an existing folder
 is replaced only if it holds nothing but files of the format).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable
 
 from ..errors import FormatError
 from ..formats._io import file_mode, folder_atomic, folder_mode, open_atomic
@@ -32,20 +32,21 @@ _OWNED: dict[str, Callable[[str], bool]] = {
 _JOINED: dict[str, frozenset[str]] = {"brat": frozenset({BRAT_META_FILE})}
 
 
-def assemble(fmt: str, parts: Sequence[Path], out: Path, columns: CsvColumns | None = None) -> None:
-    """Join the ``out/`` folders of ``parts`` (in this order) into ``out``."""
+def assemble(fmt: str, runs: Iterable[Path], out: Path, columns: CsvColumns | None = None) -> None:
+    """Join the output folders of ``runs`` (in this order; iterated more than once for
+    physionet) into ``out``."""
     if fmt in FILE_FORMATS:
         with open_atomic(out) as target:
             if fmt == "csv":
                 target.write(csv_header(columns or CsvColumns()))
-            for part in parts:
-                _append(part / "out" / DATA, target)
+            for run in runs:
+                _append(run / DATA, target)
         return
     with folder_atomic(out, _OWNED[fmt]) as folder:
         if fmt == "physionet":
-            _join_physionet(parts, folder)
+            _join_physionet(runs, folder)
         else:
-            _move_files(parts, folder, out, _JOINED.get(fmt, frozenset()))
+            _move_files(runs, folder, out, _JOINED.get(fmt, frozenset()))
 
 
 def _append(source: Path, target) -> None:
@@ -53,21 +54,24 @@ def _append(source: Path, target) -> None:
         shutil.copyfileobj(f, target, 1 << 20)
 
 
-def _join_physionet(parts: Sequence[Path], folder: Path) -> None:
+def _join_physionet(runs: Iterable[Path], folder: Path) -> None:
     with open(folder / TEXT_FILE, "wb") as text:
-        for part in parts:
-            _append(part / "out" / TEXT_FILE, text)
-    phrases = [part / "out" / PHRASE_FILE for part in parts if (part / "out" / PHRASE_FILE).exists()]
-    if phrases:
-        with open(folder / PHRASE_FILE, "wb") as out:
-            for phrase in phrases:
-                _append(phrase, out)
+        for run in runs:
+            _append(run / TEXT_FILE, text)
+    out = None
+    try:
+        for run in runs:
+            if (run / PHRASE_FILE).exists():
+                out = out or open(folder / PHRASE_FILE, "wb")
+                _append(run / PHRASE_FILE, out)
+    finally:
+        if out is not None:
+            out.close()
     _match_mode(folder)
 
 
-def _move_files(parts: Sequence[Path], folder: Path, out: Path, joined: frozenset[str]) -> None:
-    for part in parts:
-        root = part / "out"
+def _move_files(runs: Iterable[Path], folder: Path, out: Path, joined: frozenset[str]) -> None:
+    for root in runs:
         for dirpath, _, filenames in os.walk(root):
             for name in filenames:
                 source = Path(dirpath, name)

@@ -2,11 +2,15 @@
 
 * ``job.json``: what the run is (input, model, options: a resumed run must match) and
   its secrets (the de-identification seed, so a resumed run shifts dates as the first did);
-* ``parts/0000042/``: chunk 42's output (``out/``) and mapping, built under a temporary
-  name and renamed into place whole, so a part is either complete or absent;
-* ``done.jsonl``: one line per completed chunk (its notes, first and last id, counts),
-  appended and synced after its part is in place. A torn last line (the process died
-  while writing it) is ignored, and its chunk done again.
+* ``parts/0000042/``: chunk 42's output and mapping, built under a temporary
+  name and renamed into place whole, so a part is either complete or absent. Its output
+  is one folder per run of the chunk (a stretch of adjacent input notes; one run unless
+  the input spreads a patient's notes), ``out/<position of its first note>/``;
+* ``done.jsonl``: one line per completed chunk (its notes, first and last id, runs,
+  counts), appended and synced after its part is in place. A torn last line (the process
+  died while writing it) is ignored, and its chunk done again;
+* ``spool/``: notes waiting for the rest of their chunk (:mod:`.chunking`), rewritten by
+  every run.
 
 The folder is owner-only (0700, files 0600): parts hold PHI. It is removed when the
 output has been assembled.
@@ -21,9 +25,11 @@ from typing import Any
 
 from ..errors import DeidError, FormatError
 from ..private_files import private_dir
-from .jobs import ChunkResult
+from .jobs import Chunk, ChunkResult, run_folder
 
-JOB, DONE, PARTS = "job.json", "done.jsonl", "parts"
+JOB, DONE, PARTS, SPOOL = "job.json", "done.jsonl", "parts", "spool"
+#: The fingerprint's entry that says how the input was cut into chunks.
+CHUNKING_KEY = "chunking"
 
 
 def checkpoint_folder(out: Path) -> Path:
@@ -53,6 +59,11 @@ class Checkpoint:
                                 f"to start over") from exc
             changed = sorted(k for k in set(fingerprint) | set(job.get("fingerprint", {}))
                              if fingerprint.get(k) != job["fingerprint"].get(k))
+            if CHUNKING_KEY in changed:
+                # its chunk numbers name other notes: resuming would mix two cuts of the input
+                raise DeidError(f"{folder}: the interrupted run was made by an earlier version, "
+                                f"which cut the input into other chunks; finish it with that "
+                                f"version, or delete that folder to start over")
             if changed:
                 raise DeidError(f"{folder}: the interrupted run had other {', '.join(changed)}; "
                                 f"resume it with the same input, model and options, or delete "
@@ -77,16 +88,26 @@ class Checkpoint:
     def part(self, index: int) -> Path:
         return self.folder / PARTS / f"{index:07d}"
 
+    def run_output(self, index: int, start: int) -> Path:
+        """The output of chunk ``index``'s run of notes that starts at input position ``start``."""
+        return self.part(index) / "out" / run_folder(start)
+
+    @property
+    def spool(self) -> Path:
+        return self.folder / SPOOL
+
     def is_done(self, index: int) -> bool:
         return index in self.done and self.part(index).is_dir()
 
-    def check_chunk(self, index: int, notes: int, first_id: str, last_id: str) -> None:
+    def check_chunk(self, chunk: Chunk) -> None:
         """A resumed chunk must hold the notes it held (the input did not change)."""
-        record = self.done[index]
-        if (record["notes"], record["first"], record["last"]) != (notes, first_id, last_id):
-            raise DeidError(f"{self.folder}: chunk {index} of the input is not what the interrupted "
-                            f"run read (notes {record['first']!r}..{record['last']!r}); the input "
-                            f"changed: delete {self.folder} to start over")
+        record = self.done[chunk.index]
+        runs = [list(run) for run in chunk.runs]
+        if (record["notes"], record["first"], record["last"], record.get("runs")) != \
+                (chunk.size, chunk.first_id, chunk.last_id, runs):
+            raise DeidError(f"{self.folder}: chunk {chunk.index} of the input is not what the "
+                            f"interrupted run read (notes {record['first']!r}..{record['last']!r}); "
+                            f"the input changed: delete {self.folder} to start over")
 
     def record(self, result: ChunkResult) -> None:
         """Store a finished chunk: its part first (whole, by renaming), then its line."""
@@ -102,7 +123,8 @@ class Checkpoint:
             _write_private(tmp / "mapping.json", result.mapping_json.encode("utf-8"))
         os.replace(tmp, final)
         line = {"chunk": result.index, "notes": result.notes, "spans": result.spans,
-                "first": result.first_id, "last": result.last_id, "seconds": result.seconds,
+                "first": result.first_id, "last": result.last_id,
+                "runs": [list(run) for run in result.runs], "seconds": result.seconds,
                 "stats": result.stats, "leaks": result.leaks}
         with open(os.open(self.folder / DONE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
                   "a", encoding="utf-8") as f:

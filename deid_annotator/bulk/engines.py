@@ -1,11 +1,12 @@
 """Where chunks are processed: in this process, in a local pool of processes, or on Ray.
 
-Every engine is a context manager whose :meth:`results` takes ``(index, notes)`` tasks
-lazily and yields :class:`~.jobs.ChunkResult` objects as chunks finish, in any order,
+Every engine is a context manager whose :meth:`results` takes
+:class:`~.jobs.Chunk` objects lazily and yields :class:`~.jobs.ChunkResult` objects as chunks finish, in any order,
 with at most ``2 x workers`` chunks read ahead (memory stays bounded). It yields
 ``None`` every half second while it waits, so the caller can check for cancellation.
 Each worker loads the model once. Leaving the block early (cancel, error, Ctrl+C)
-stops the workers at once.
+stops the workers at once; a local worker whose run is killed ends too
+(:mod:`deid_annotator.worker_lifetime`).
 """
 from __future__ import annotations
 
@@ -16,14 +17,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..corpus import Note
 from ..errors import DeidError
-from .jobs import ChunkResult, ChunkWorker, JobSpec
+from ..worker_lifetime import end_with_parent
+from .jobs import Chunk, ChunkResult, ChunkWorker, JobSpec
 
 ENGINES = ("local", "ray")
 _POLL_SECONDS = 0.5
-
-Task = tuple[int, list[Note]]
 
 
 def check_engine(name: str, workers: int) -> None:
@@ -55,9 +54,9 @@ class InProcessEngine:
     def __exit__(self, *exc) -> None:
         self.worker = None
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[ChunkResult | None]:
-        for index, notes in tasks:
-            yield self.worker.process(index, notes)
+    def results(self, tasks: Iterable[Chunk]) -> Iterator[ChunkResult | None]:
+        for chunk in tasks:
+            yield self.worker.process(chunk)
 
 
 # -- a local pool of processes --------------------------------------------------------------
@@ -67,16 +66,17 @@ _START_ERROR: Exception | None = None
 
 def _start_worker(spec: JobSpec) -> None:
     global _WORKER, _START_ERROR
+    end_with_parent()   # a killed run leaves no worker processing on
     try:
         _WORKER = ChunkWorker(spec)
     except Exception as exc:  # e.g. a corrupt model: reported with the first chunk, as itself
         _START_ERROR = exc     # (a failing initializer would only say "broken pool")
 
 
-def _process(index: int, notes: list[Note]) -> ChunkResult:
+def _process(chunk: Chunk) -> ChunkResult:
     if _START_ERROR is not None:
         raise _START_ERROR
-    return _WORKER.process(index, notes)
+    return _WORKER.process(chunk)
 
 
 class LocalPoolEngine:
@@ -103,9 +103,8 @@ class LocalPoolEngine:
                 process.terminate()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[ChunkResult | None]:
-        yield from _bounded(tasks, 2 * self.workers,
-                            lambda index, notes: self.pool.submit(_process, index, notes),
+    def results(self, tasks: Iterable[Chunk]) -> Iterator[ChunkResult | None]:
+        yield from _bounded(tasks, 2 * self.workers, lambda chunk: self.pool.submit(_process, chunk),
                             _wait_futures)
 
 
@@ -114,7 +113,7 @@ def _wait_futures(pending: set[Future]) -> tuple[list[ChunkResult], set[Future]]
     return [f.result() for f in done], pending
 
 
-def _bounded(tasks: Iterable[Task], limit: int, submit, wait_some) -> Iterator[ChunkResult | None]:
+def _bounded(tasks: Iterable[Chunk], limit: int, submit, wait_some) -> Iterator[ChunkResult | None]:
     """Keep ``limit`` tasks submitted; yield results as they come (None while waiting)."""
     tasks = iter(tasks)
     pending: set = set()
@@ -125,7 +124,7 @@ def _bounded(tasks: Iterable[Task], limit: int, submit, wait_some) -> Iterator[C
             if task is None:
                 exhausted = True
             else:
-                pending.add(submit(*task))
+                pending.add(submit(task))
         if not pending:
             return
         done, pending = wait_some(pending)
@@ -152,10 +151,10 @@ class _RayWorker:
         except Exception as exc:   # reported with the first chunk, as itself (not "actor died")
             self.error = exc
 
-    def process(self, index: int, notes: list[Note]) -> ChunkResult:
+    def process(self, chunk: Chunk) -> ChunkResult:
         if self.error is not None:
             raise self.error
-        return self.worker.process(index, notes)
+        return self.worker.process(chunk)
 
     def close(self) -> None:
         if self.folder:
@@ -214,14 +213,14 @@ class RayEngine:
         if self.started:
             ray.shutdown()
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[ChunkResult | None]:
+    def results(self, tasks: Iterable[Chunk]) -> Iterator[ChunkResult | None]:
         ray = self.ray
         idle = list(self.actors)
         busy: dict = {}
 
-        def submit(index: int, notes: list[Note]):
+        def submit(chunk: Chunk):
             actor = idle.pop()
-            ref = actor.process.remote(index, notes)
+            ref = actor.process.remote(chunk)
             busy[ref] = actor
             return ref
 

@@ -1,6 +1,7 @@
 """What one worker does with one chunk: tag it or de-identify it, and render its output.
 
-A :class:`ChunkWorker` loads the model once and then processes chunks; the result
+A :class:`ChunkWorker` loads the model once and then processes chunks (each holds all
+the notes of its patients: :mod:`.chunking`); the result
 depends only on the chunk and the :class:`JobSpec` (the model, the options, the seed),
 never on which worker, engine or run produced it, so the assembled output is the same
 whatever the number of workers and however often the run was resumed. Torch runs on
@@ -27,6 +28,33 @@ FORMATS_WITH_SPANS = ("jsonl", "physionet", "i2b2", "brat", "conll")
 FILE_FORMATS = ("jsonl", "conll", "csv")
 #: The name of a file-format chunk's output inside its part.
 DATA = "data"
+#: File formats that write each note (from the bulk readers, which keep no layout) on one line.
+ONE_LINE_A_NOTE = ("jsonl",)
+
+
+def run_folder(start: int) -> str:
+    """The folder of a chunk's output that holds its run of notes starting at input
+    position ``start`` (so that the runs of all chunks sort in input order)."""
+    return f"{start:010d}"
+
+
+@dataclass(slots=True)
+class Chunk:
+    """The unit of work: all the notes of some patients, in input order.
+
+    ``runs``: where they are in the input, as (position of the first note, notes) of each
+    stretch of adjacent notes; one run when the input keeps a patient's notes together.
+    ``notes`` is None for a chunk an earlier run did (only what identifies it is read)."""
+
+    index: int
+    notes: list[Note] | None
+    runs: list[tuple[int, int]]
+    first_id: str
+    last_id: str
+
+    @property
+    def size(self) -> int:
+        return sum(count for _, count in self.runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +85,7 @@ class JobSpec:
 @dataclass(slots=True)
 class ChunkResult:
     index: int
-    files: list[tuple[str, bytes]]     # the chunk's output: (relative path, bytes)
+    files: list[tuple[str, bytes]]     # the chunk's output: (run folder/relative path, bytes)
     notes: int
     spans: int
     first_id: str
@@ -66,6 +94,7 @@ class ChunkResult:
     mapping_json: str = ""              # de-identify: the chunk's re-identification mapping
     stats: dict[str, Any] = field(default_factory=dict)   # de-identify: counts (no PHI)
     leaks: list[str] = field(default_factory=list)        # de-identify: what the audit found
+    runs: list[tuple[int, int]] = field(default_factory=list)   # the chunk's runs (see Chunk)
 
 
 class ChunkWorker:
@@ -86,12 +115,15 @@ class ChunkWorker:
             # starting, so chunk times (and the per-worker rate) are the steady state.
             self.tagger.predict([Note("warm-up", "Seen by Dr. Smith on 3/4 at 10:00.")])
 
-    def process(self, index: int, notes: list[Note]) -> ChunkResult:
+    def process(self, chunk: Chunk) -> ChunkResult:
+        """The chunk's output: its notes are tagged (or de-identified) together, and each of
+        its runs is written on its own (the runs of all chunks are joined in input order)."""
         started = time.perf_counter()
         if isinstance(self.spec.task, TagTask):
-            result = self._tag(index, notes)
+            result = self._tag(chunk)
         else:
-            result = self._deidentify(index, notes)
+            result = self._deidentify(chunk)
+        result.runs = list(chunk.runs)
         result.seconds = time.perf_counter() - started
         return result
 
@@ -99,40 +131,68 @@ class ChunkWorker:
         predictions = self.propagation.apply(notes, self.tagger.predict(notes))
         return [Note(n.id, n.text, n.meta, list(spans)) for n, spans in zip(notes, predictions)]
 
-    def _tag(self, index: int, notes: list[Note]) -> ChunkResult:
+    def _tag(self, chunk: Chunk) -> ChunkResult:
         threshold = self.spec.task.min_confidence
         tagged = [Note(n.id, n.text, n.meta, [s for s in n.spans if s.confidence is None
                                               or s.confidence >= threshold])
-                  for n in self._predicted(notes)]
-        files = render(self.spec.out_format, Corpus(tagged, {}), self.spec.columns)
-        return ChunkResult(index, files, len(tagged), sum(len(n.spans) for n in tagged),
-                           notes[0].id, notes[-1].id, 0.0)
+                  for n in self._predicted(chunk.notes)]
+        files, _ = self._render_runs(chunk, tagged, read_back=False)
+        return ChunkResult(chunk.index, files, len(tagged), sum(len(n.spans) for n in tagged),
+                           chunk.first_id, chunk.last_id, 0.0)
 
-    def _deidentify(self, index: int, notes: list[Note]) -> ChunkResult:
+    def _deidentify(self, chunk: Chunk) -> ChunkResult:
         from ..deidentify import audit_leaks, deidentify_corpus, filter_spans
 
         task: DeidentifyTask = self.spec.task
-        corpus = Corpus(notes, {})
+        corpus = Corpus(chunk.notes, {})
         if self.tagger is not None:
-            corpus = filter_spans(Corpus(self._predicted(notes), {}), task.min_confidence)
+            corpus = filter_spans(Corpus(self._predicted(chunk.notes), {}), task.min_confidence)
         method = task.method or (None if task.config else "surrogate")
         result = deidentify_corpus(corpus, method=method, config=task.config, seed=task.seed)
-        files, written = render_and_read_back(self.spec.out_format, result.corpus, self.spec.columns)
+        files, written = self._render_runs(chunk, result.corpus.notes)
         report = audit_leaks(corpus, written, config=task.config)
-        return ChunkResult(index, files, len(notes), result.stats.total, notes[0].id, notes[-1].id,
-                           0.0, result.mapping.to_json(), stats_to_dict(result.stats),
+        return ChunkResult(chunk.index, files, len(chunk.notes), result.stats.total, chunk.first_id,
+                           chunk.last_id, 0.0, result.mapping.to_json(), stats_to_dict(result.stats),
                            [str(leak) for leak in report.leaks]
                            + [f"note {note_id}: missing from the output" for note_id in report.missing_notes])
 
+    def _render_runs(self, chunk: Chunk, notes: list[Note], *, read_back: bool = True
+                     ) -> tuple[list[tuple[str, bytes]], Corpus]:
+        """The files of each run of ``notes`` (the chunk's notes, processed) in its own
+        folder, and the notes read back from all of them."""
+        fmt, columns = self.spec.out_format, self.spec.columns
+        bounds = [(start, end - count, end) for (start, count), end in zip(chunk.runs, _ends(chunk.runs))]
+        if len(bounds) > 1 and fmt in ONE_LINE_A_NOTE:
+            # written once and cut into its lines: a spread patient's chunk has about as
+            # many runs as notes, and each file written costs a sync to disk
+            files, written = render_and_read_back(fmt, Corpus(notes, {}), columns, read_back=read_back)
+            lines = files[0][1].split(b"\n")
+            if len(lines) == len(notes) + 1 and not lines[-1]:   # one line a note, as expected
+                return [(f"{run_folder(start)}/{DATA}", b"\n".join(lines[begin:end]) + b"\n")
+                        for start, begin, end in bounds], written
+        files: list[tuple[str, bytes]] = []
+        written_notes: list[Note] = []
+        for start, begin, end in bounds:
+            run_files, back = render_and_read_back(fmt, Corpus(notes[begin:end], {}), columns,
+                                                   read_back=read_back)
+            files += [(f"{run_folder(start)}/{rel}", data) for rel, data in run_files]
+            written_notes += back.notes
+        return files, Corpus(written_notes, {})
 
-def render(fmt: str, corpus: Corpus, columns: CsvColumns | None) -> list[tuple[str, bytes]]:
-    """The files ``fmt`` writes for ``corpus``, as (relative path, bytes)."""
-    return render_and_read_back(fmt, corpus, columns, read_back=False)[0]
+
+def _ends(runs: list[tuple[int, int]]) -> list[int]:
+    """Where each run ends among the chunk's notes (exclusive)."""
+    ends, k = [], 0
+    for _, count in runs:
+        k += count
+        ends.append(k)
+    return ends
 
 
 def render_and_read_back(fmt: str, corpus: Corpus, columns: CsvColumns | None, *,
                          read_back: bool = True) -> tuple[list[tuple[str, bytes]], Corpus]:
-    """The files of :func:`render` and the corpus read back from them (for the leak audit;
+    """The files ``fmt`` writes for ``corpus``, as (relative path, bytes), and the corpus
+    read back from them (``read_back``: for the leak audit;
     formats without spans give ``corpus`` itself, as the ``deidentify`` command does)."""
     if fmt == "csv":
         return [(DATA, csv_rows(corpus.notes, columns or CsvColumns()))], corpus

@@ -41,17 +41,14 @@ def iter_notes(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
     raise FormatError(f"unknown corpus format {fmt!r}; choose one of {', '.join(INPUT_FORMATS)}")
 
 
-def chunked(notes: Iterable[Note], size: int, *, keep_patients: bool = False) -> Iterator[list[Note]]:
-    """Lists of ``size`` notes in input order (the last may be shorter). ``keep_patients``:
-    a chunk is cut only between two patients, so a patient whose notes are next to each
-    other lands whole in one chunk (a chunk then holds at least ``size`` notes, more while
-    one patient's notes go on)."""
+def chunked(notes: Iterable[Note], size: int) -> Iterator[list[Note]]:
+    """Lists of ``size`` notes in input order (the last may be shorter). A bulk run cuts its
+    chunks otherwise, keeping patients whole: :mod:`.chunking`."""
     if size < 1:
         raise ValueError(f"chunk size must be positive, not {size}")
     chunk: list[Note] = []
     for note in notes:
-        if len(chunk) >= size and not (keep_patients and note.patient is not None
-                                       and note.patient == chunk[-1].patient):
+        if len(chunk) >= size:
             yield chunk
             chunk = []
         chunk.append(note)

@@ -1,10 +1,13 @@
 """Run a bulk job: stream the input in chunks, process them on an engine, keep a
 checkpoint, and assemble the output in input order.
 
-The chunks are cut from the input alone (their size; for de-identification never
-between two notes of one patient that follow each other), and each chunk's output
-depends only on the chunk and the job, so the output is byte for byte the same with 1
-or N workers, locally or on Ray, in one go or resumed after an interruption.
+The chunks are cut from the input alone (:mod:`.chunking`: each holds all the notes of
+its patients, wherever they are in the input, and grows past the chunk size only to
+finish a patient), and each chunk's output depends only on the chunk and the job, so the
+output is byte for byte the same with 1 or N workers, locally or on Ray, in one go or
+resumed after an interruption, and what plain ``tag`` writes: a patient's notes are
+tagged together, as when one process tags all the notes at once. Plain ``deidentify``
+too, but for surrogates: they avoid the PHI of their chunk, not of the whole input.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import secrets
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,13 +27,15 @@ from ..errors import DeidError, FormatError
 from ..formats import check_encoding
 from ..progress import Progress, report
 from .assemble import assemble
-from .checkpoint import Checkpoint
+from .checkpoint import CHUNKING_KEY, Checkpoint
+from .chunking import CHUNKING, ChunkPlan, gather_chunks, plan_chunks, run_starts
 from .csv_notes import CsvColumns
 from .engines import check_engine, make_engine
-from .jobs import DeidentifyTask, JobSpec, TagTask, merge_stats
-from .readers import chunked, iter_notes
+from .jobs import Chunk, DeidentifyTask, JobSpec, TagTask, merge_stats
+from .readers import iter_notes
 
-#: Notes per chunk: the unit of work, of checkpointing and of cancellation.
+#: Notes per chunk (more to finish a patient): the unit of work, of checkpointing and of
+#: cancellation.
 DEFAULT_CHUNK_SIZE = 200
 
 
@@ -86,43 +92,46 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
         # One seed for every worker: a patient's surrogates and date shift agree across chunks.
         spec = dataclasses.replace(spec, task=dataclasses.replace(task, seed=seed))
     stage = "deidentify" if deidentify else "tag"
-    chunks = 0
     resumed = 0
     done_notes = 0
 
-    def tasks() -> Iterator[tuple[int, list[Note]]]:
-        nonlocal chunks, resumed, done_notes
-        notes = iter_notes(job.in_format, job.source, columns=job.columns, encoding=job.encoding)
-        # a patient's adjacent notes stay in one chunk: de-identification's date offset and
-        # surrogates, and a model's propagation, then see all of them together
-        for index, chunk in enumerate(chunked(notes, job.chunk_size, keep_patients=True)):
-            chunks = index + 1
-            if checkpoint.is_done(index):
-                checkpoint.check_chunk(index, len(chunk), chunk[0].id, chunk[-1].id)
-                resumed += 1
-                done_notes += len(chunk)
-                report(progress, stage, done_notes)
-                continue
-            yield index, chunk
+    def notes() -> Iterator[Note]:
+        return iter_notes(job.in_format, job.source, columns=job.columns, encoding=job.encoding)
 
-    report(progress, stage, 0)
+    def tasks(plan: ChunkPlan) -> Iterator[Chunk]:
+        nonlocal resumed, done_notes
+        done = {index for index in range(plan.chunks) if checkpoint.is_done(index)}
+        for chunk in gather_chunks(notes(), plan, checkpoint.spool, skip=done):
+            if chunk.notes is None:   # done by the interrupted run
+                checkpoint.check_chunk(chunk)
+                resumed += 1
+                done_notes += chunk.size
+                report(progress, stage, done_notes, plan.notes)
+                continue
+            yield chunk
+
     try:
+        # First pass: which patient each note is of, to cut chunks of whole patients.
+        plan = plan_chunks(notes(), job.chunk_size, progress)
+        report(progress, stage, 0, plan.notes)
         with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
-            for result in engine.results(tasks()):
+            for result in engine.results(tasks(plan)):
                 if progress is not None:
                     progress.check()
                 if result is None:
                     continue
                 checkpoint.record(result)
                 done_notes += result.notes
-                report(progress, stage, done_notes)
+                report(progress, stage, done_notes, plan.notes)
     except BaseException:
         if not checkpoint.done:
             checkpoint.remove()   # nothing done yet: nothing worth resuming
         raise
+    finally:
+        shutil.rmtree(checkpoint.spool, ignore_errors=True)   # notes waiting: PHI, not needed again
+    chunks = plan.chunks
     records = [checkpoint.done[i] for i in range(chunks)]
-    parts = [checkpoint.part(i) for i in range(chunks)]
-    assemble(spec.out_format, parts, job.out, job.columns)
+    assemble(spec.out_format, _RunOutputs(checkpoint, plan), job.out, job.columns)
     result = BulkResult(sum(r["notes"] for r in records), sum(r["spans"] for r in records), chunks,
                         resumed, time.perf_counter() - started, sum(r["seconds"] for r in records))
     if deidentify:
@@ -131,10 +140,23 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
         result.seed = spec.task.seed
         result.mapping = SurrogateMapping()
         result.mapping.seed = result.seed
-        for part in parts:
-            result.mapping.merge(SurrogateMapping.from_json((part / "mapping.json").read_text("utf-8")))
+        for index in range(chunks):
+            mapping = (checkpoint.part(index) / "mapping.json").read_text("utf-8")
+            result.mapping.merge(SurrogateMapping.from_json(mapping))
     checkpoint.remove()
     return result
+
+
+class _RunOutputs:
+    """The output folders of every chunk's runs, in input order (computed from the plan as
+    they are read: an input with its patients spread has about as many runs as notes)."""
+
+    def __init__(self, checkpoint: Checkpoint, plan: ChunkPlan):
+        self.checkpoint, self.plan = checkpoint, plan
+
+    def __iter__(self) -> Iterator[Path]:
+        for chunk, start in run_starts(self.plan):
+            yield self.checkpoint.run_output(chunk, start)
 
 
 def fingerprint(job: BulkJob) -> dict[str, Any]:
@@ -154,6 +176,7 @@ def fingerprint(job: BulkJob) -> dict[str, Any]:
         "output": job.spec.out_format,
         "model": _model_state(job.spec.model),
         "chunk_size": job.chunk_size,
+        CHUNKING_KEY: CHUNKING,
     }
     codec = check_encoding(job.encoding)
     if codec is not None:   # UTF-8 input keeps the fingerprint it always had

@@ -27,12 +27,14 @@ def add_bulk_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group(
         "large inputs", "Any of these streams the input in chunks (jsonl, csv, text and physionet in "
                         "bounded memory) over worker processes each holding the model, keeps a "
-                        "checkpoint in OUT.bulk/ and writes OUT atomically at the end, identical "
-                        "whatever the engine and number of workers.")
+                        "checkpoint in OUT.bulk/ and writes OUT atomically at the end, in the "
+                        "input's order. A chunk holds all the notes of its patients, so the output "
+                        "is the same whatever the engine, the number of workers and the chunk size.")
     g.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes (each loads the model once); default 1 (without it, "
-                        "tag shares 400 notes or more with a second process on two cores, "
-                        "keeping each patient's notes together: the same output)")
+                   help="worker processes (each loads the model once; a patient's notes all go "
+                        "to one of them); default 1 (without it, tag shares 400 notes or more "
+                        "with a second process on two cores, keeping each patient's notes "
+                        "together: the same output)")
     g.add_argument("--engine", choices=("local", "ray"), default=None,
                    help="local processes (default) or Ray actors")
     g.add_argument("--ray-address", default=None, metavar="ADDR",
@@ -40,7 +42,11 @@ def add_bulk_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its checkpoint (OUT.bulk/)")
     g.add_argument("--chunk-size", type=int, default=None, metavar="N",
-                   help="notes per chunk (default 200): the unit of work and of the checkpoint")
+                   help="notes per chunk (default 200): the unit of work and of the checkpoint. "
+                        "A chunk grows past N only to finish a patient; a patient whose notes are "
+                        "spread through the input is gathered into one chunk (the input is read "
+                        "twice; its notes wait on disk in OUT.bulk/ until the patient's last note "
+                        "is read)")
     c = parser.add_argument_group("csv input")
     c.add_argument("--text-column", default="text", help="column holding the note text (default text; "
                                                          "MIMIC-III: TEXT)")

@@ -22,6 +22,7 @@ from typing import Sequence
 from ..corpus import Note, Span
 from ..progress import Progress, report
 from ..splits import group_key
+from ..worker_lifetime import end_with_parent
 from .base import Tagger
 from .stacking_parallel import usable_cores
 
@@ -53,6 +54,7 @@ def _one_thread_each():
 
 def _start_worker(model_dir: str) -> None:
     global _TAGGER
+    end_with_parent()   # a killed parent leaves no worker tagging on
     try:
         from . import load_model
 
