@@ -27,6 +27,7 @@ from ..corpus import Note
 from ..errors import CancelledError
 from ..note_memo import shared_note_analysis
 from ..progress import Progress, report
+from ..worker_lifetime import end_with_parent
 from .base import Tagger
 from .propagation import Propagation
 from .stacking_members import MemberOutput, cross_validated_outputs, member_outputs
@@ -41,6 +42,7 @@ _KEEP = ExitStack()
 
 def _start_worker(notes: list[Note]) -> None:
     global _NOTES
+    end_with_parent()   # a killed train must not leave a worker fitting for minutes
     _NOTES = notes
     # the worker's fits (of one member, and of several) share tokens and rule matches
     _KEEP.enter_context(shared_note_analysis())
