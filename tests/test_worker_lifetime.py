@@ -3,7 +3,7 @@ parent leaves no worker behind going on with its task; a normal run's workers st
 cancelled run stops them as before.
 
 Each parent here is a real process starting its worker as the code does (tag sharing two
-cores, the bulk local engine); the worker then sleeps in a task of 10 minutes. The waits
+cores, the stacked tagger's training, the bulk local engine); the worker then sleeps in a task of 10 minutes. The waits
 are correctness deadlines (up to 30 s for an exit that takes milliseconds), not speeds.
 """
 from __future__ import annotations
@@ -33,6 +33,12 @@ which, pid_file = sys.argv[1], Path(sys.argv[2])
 if which == "tag sharing cores":
     from deid_annotator.taggers.parallel_predict import _start_pool
     pool = _start_pool(Path(pid_file.parent, "no-model"))   # a worker without a model still runs tasks
+elif which == "stacked training":
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from deid_annotator.taggers.stacking_parallel import _start_worker
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=([],))
 else:
     from deid_annotator.bulk.engines import LocalPoolEngine
     from deid_annotator.bulk.jobs import JobSpec, TagTask
@@ -66,6 +72,7 @@ def _wait_for(condition, seconds: float) -> bool:
 
 
 @pytest.mark.parametrize("pool, kill", [("tag sharing cores", signal.SIGKILL),
+                                        ("stacked training", signal.SIGKILL),
                                         ("bulk local engine", signal.SIGKILL),
                                         ("bulk local engine", signal.SIGTERM)])
 def test_a_worker_ends_when_its_parent_is_killed(pool, kill, tmp_path):
