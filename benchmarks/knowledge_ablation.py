@@ -100,8 +100,13 @@ def main() -> int:
                          for lab, figs in report.per_label.items()}
             results[name].append({"split": seed, "precision": t.precision, "recall": t.recall,
                                   "f1": t.f1, "train_seconds": train_s, "recall_by_label": recall_by})
+            epochs = getattr(tagger, "training", None) or {}   # the bilstm-crf's early stopping
+            if "best_epoch" in epochs:
+                results[name][-1].update(epochs=epochs["epochs"], best_epoch=epochs["best_epoch"])
             print(f"split {seed} {name}: P {t.precision:.3f} R {t.recall:.3f} F1 {t.f1:.3f} "
-                  f"({train_s:.0f} s)", file=sys.stderr, flush=True)
+                  f"({train_s:.0f} s" + (f", {epochs['epochs']} epochs, best {epochs['best_epoch']}"
+                                         if "best_epoch" in epochs else "") + ")",
+                  file=sys.stderr, flush=True)
             if args.json:  # after each fit: a long run stopped midway keeps what it measured
                 args.json.write_text(json.dumps(results, indent=2))
     print(f"{args.tagger} trained on {args.train_notes or 'all the'} training notes of each split")
