@@ -169,6 +169,7 @@ def _finished(futures: dict[Future, tuple[str, int | None]], progress: Progress 
     from concurrent.futures.process import BrokenProcessPool
 
     pending, total = set(futures), len(futures)
+    report(progress, "cross-validation", 0, total, f"{total} fits in worker processes")
     while pending:
         if progress is not None and progress.cancelled:
             raise CancelledError("cancelled by the user")
