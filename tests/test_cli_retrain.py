@@ -50,8 +50,8 @@ def test_ctrl_c_cancels_and_keeps_the_current_version(tmp_path, capsys, monkeypa
         outer = self.progress
 
         def press_ctrl_c():
-            # again each second until the job is cancelled, as a user would: in two full
-            # test runs of seven the first simulated Ctrl+C went unseen (cause not found)
+            # again each second until the job is cancelled, as a user would: in two of three
+            # full test runs the first simulated Ctrl+C went unseen (cause not found)
             if not self.progress.cancelled and not self.done:
                 _thread.interrupt_main()
                 threading.Timer(1.0, press_ctrl_c).start()
