@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_annotator.bulk import CsvColumns, chunked, iter_csv_notes, iter_notes
+from deid_annotator.bulk import CsvColumns, iter_csv_notes, iter_notes
 from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.errors import FormatError
 from deid_annotator.formats import read_corpus, write_corpus
@@ -104,14 +104,6 @@ def test_csv_defaults_and_clear_errors(tmp_path):
         list(iter_csv_notes(path))
 
 
-def test_chunked_cuts_every_size_notes():
-    """(A bulk run's chunks hold whole patients: tests/test_bulk_patients.py.)"""
-    notes = [Note(f"{p}_{i}", "", {"patient": p}) for p, i in
-             [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("c", 1), ("c", 2), ("a", 4)]]
-    plain = [[n.id for n in c] for c in chunked(notes, 2)]
-    assert plain == [["a_1", "a_2"], ["a_3", "b_1"], ["c_1", "c_2"], ["a_4"]]
-
-
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "physionet"])
 def test_a_large_input_is_read_in_bounded_memory(fmt, tmp_path):
     """6,000 notes of 2 KB (12 MB of text): reading them all never holds more than a little."""
@@ -138,14 +130,14 @@ def test_a_large_input_is_read_in_bounded_memory(fmt, tmp_path):
     tracemalloc.start()
     try:
         count = chars = spans = 0
-        for chunk in chunked(iter_notes(fmt, path), 100):
-            count += len(chunk)
-            chars += sum(len(note.text) for note in chunk)
-            spans += sum(len(note.spans) for note in chunk)
+        for note in iter_notes(fmt, path):
+            count += 1
+            chars += len(note.text)
+            spans += len(note.spans)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert (count, chars) == (n, n * (2001 if fmt == "physionet" else 2000))  # + its last line break
     assert spans == {"jsonl": n, "csv": 0, "physionet": n // 10}[fmt]
-    # The notes alone are 12 MB; a chunk of them 0.2 MB.
+    # The notes alone are 12 MB; one note 2 KB.
     assert peak < 4_000_000, f"peak {peak / 1e6:.1f} MB"

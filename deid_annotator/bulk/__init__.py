@@ -22,9 +22,9 @@ surrogates and date shift agree in every chunk.
 from .csv_notes import CsvColumns, iter_csv_notes
 from .engines import ENGINES
 from .jobs import ChunkWorker, DeidentifyTask, JobSpec, TagTask
-from .readers import INPUT_FORMATS, STREAMED, chunked, iter_notes
+from .readers import INPUT_FORMATS, STREAMED, iter_notes
 from .runner import DEFAULT_CHUNK_SIZE, BulkJob, BulkResult, run_bulk
 
 __all__ = ["BulkJob", "BulkResult", "ChunkWorker", "CsvColumns", "DEFAULT_CHUNK_SIZE",
-           "DeidentifyTask", "ENGINES", "INPUT_FORMATS", "JobSpec", "STREAMED", "TagTask", "chunked",
+           "DeidentifyTask", "ENGINES", "INPUT_FORMATS", "JobSpec", "STREAMED", "TagTask",
            "iter_csv_notes", "iter_notes", "run_bulk"]

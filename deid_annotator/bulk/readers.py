@@ -11,7 +11,7 @@ yielded: fine for the corpora those formats hold, not for millions of notes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from ..corpus import Note
 from ..formats import FORMATS, jsonl, physionet, read_corpus, text
@@ -39,18 +39,3 @@ def iter_notes(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
     if fmt in FORMATS:
         return iter(read_corpus(fmt, path, labels=labels, encoding=encoding).notes)
     raise FormatError(f"unknown corpus format {fmt!r}; choose one of {', '.join(INPUT_FORMATS)}")
-
-
-def chunked(notes: Iterable[Note], size: int) -> Iterator[list[Note]]:
-    """Lists of ``size`` notes in input order (the last may be shorter). A bulk run cuts its
-    chunks otherwise, keeping patients whole: :mod:`.chunking`."""
-    if size < 1:
-        raise ValueError(f"chunk size must be positive, not {size}")
-    chunk: list[Note] = []
-    for note in notes:
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-        chunk.append(note)
-    if chunk:
-        yield chunk
