@@ -15,7 +15,10 @@ from deid_annotator.cli import model_commands
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.synthetic import generate_corpus
 from deid_annotator.synthetic.spanish import generate_spanish_corpus
-from deid_annotator.taggers.languages import default_tagger, guess_language
+from deid_annotator.corpus import Corpus, Note, Span
+from deid_annotator.store import Project
+from deid_annotator.taggers.languages import (GUESSED_LANGUAGES, default_tagger, guess_language,
+                                              guess_language_of)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "physionet-dev"
 
@@ -86,12 +89,89 @@ def test_default_tagger_by_language():
         assert default_tagger(lang).name == "crf"
 
 
-def test_the_language_is_guessed_from_stop_words():
+def german_notes(n: int = 12, seed: int = 3) -> Corpus:
+    """Short German ward notes with a patient's and a relative's name and a city (Faker's
+    de_DE names; a handful of sentence frames)."""
+    from faker import Faker
+
+    fake = Faker("de_DE")
+    fake.seed_instance(seed)
+    notes = []
+    for k in range(n):
+        patient, relative, city = fake.last_name(), fake.first_name(), fake.city()
+        text = (f"Frau {patient} wurde heute aus {city} übernommen und ist wach und orientiert. "
+                f"Die Tochter {relative} hat angerufen und kommt morgen zu Besuch. "
+                f"Schmerzen im Bereich der Wunde, Verband trocken, keine Blutung. "
+                f"Vitalzeichen stabil, sie isst und trinkt gut.")
+        spans = []
+        for value, label in ((patient, "PATIENT"), (city, "CITY"), (relative, "RELATIVE")):
+            start = text.index(value)
+            spans.append(Span(start, start + len(value), label))
+        notes.append(Note(f"de{k:02d}", text, {"patient": f"p{k // 2}"}, sorted(spans, key=lambda s: s.start)))
+    return Corpus(notes)
+
+
+def test_the_language_is_guessed_from_the_notes():
     assert guess_language(n.text for n in generate_spanish_corpus(5, seed=2).notes) == "es"
     assert guess_language(n.text for n in generate_corpus(5, seed=2).notes) == "en"   # ALL CAPS too
-    assert guess_language(["12/03/2019 120/80 88 lpm"]) == "en"     # nothing to tell: the default
+    assert guess_language(n.text for n in german_notes().notes) == "de"
+    guess = guess_language_of(n.text for n in german_notes().notes)
+    assert guess.guessed and guess.probability > 0.99
+
+
+@pytest.mark.parametrize("locale, lang", [("de_DE", "de"), ("fr_FR", "fr"), ("it_IT", "it"),
+                                          ("nl_NL", "nl"), ("pl_PL", "pl"), ("da_DK", "da"),
+                                          ("cs_CZ", "cs"), ("ru_RU", "ru")])
+def test_languages_beyond_english_and_spanish_are_told_apart(locale, lang):
+    """Faker's word lists of each language (its text provider), a few sentences of each."""
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(1)
+    assert guess_language([fake.text(400) for _ in range(3)]) == lang
+
+
+def test_when_the_notes_do_not_tell_the_default_stands():
+    for texts in (["12/03/2019 120/80 88 lpm"], [""], [], ["The patient was seen by Dr. García López en la consulta."]):
+        guess = guess_language_of(texts)
+        assert (guess.lang, guess.guessed) == ("en", False), texts
     assert guess_language(["12/03/2019 120/80 88 lpm"], default="es") == "es"
-    assert guess_language(["The patient was seen by Dr. García López en la consulta."]) == "en"
+
+
+def test_every_guessed_language_is_one_spacy_tokenizes_without_extra_packages():
+    """A guess that the tokenizer then cannot load would fail the import or the training."""
+    import spacy
+
+    for code in GUESSED_LANGUAGES:   # Chinese by characters (spaCy's default without jieba)
+        tokens = [t.text for t in spacy.blank(code)("ab, cd.")]
+        assert "," in tokens and "".join(tokens) == "ab,cd.", (code, tokens)
+
+
+def test_german_notes_make_a_german_project_and_train_the_crf(tmp_path, capsys):
+    write_corpus("jsonl", german_notes(), tmp_path / "de.jsonl")
+    db = tmp_path / "de.db"
+    assert main(["import", "--db", str(db), "--format", "jsonl", "--no-preannotate-ahead",
+                 str(tmp_path / "de.jsonl")]) == 0
+    assert "language de (guessed from the notes (py3langid, probability 1.00)" in capsys.readouterr().out
+    with Project.open(db, read_only=True) as project:
+        assert project.lang == "de"
+    assert main(["train", "--format", "jsonl", "--corpus", str(tmp_path / "de.jsonl"),
+                 "--out", str(tmp_path / "m")]) == 0
+    assert (manifest(tmp_path / "m")["tagger"], manifest(tmp_path / "m")["lang"]) == ("crf", "de")
+    assert "tagger crf (the default for notes not in English (de)" in capsys.readouterr().out
+
+
+def test_an_import_into_an_existing_project_keeps_its_language(tmp_path, capsys):
+    write_corpus("jsonl", german_notes(4), tmp_path / "de.jsonl")
+    write_corpus("jsonl", generate_corpus(4, seed=5), tmp_path / "en.jsonl")
+    db = tmp_path / "p.db"
+    assert main(["import", "--db", str(db), "--format", "jsonl", "--lang", "en",
+                 "--no-preannotate-ahead", str(tmp_path / "en.jsonl")]) == 0
+    assert "language en (--lang)" in capsys.readouterr().out
+    assert main(["import", "--db", str(db), "--format", "jsonl", "--no-preannotate-ahead",
+                 str(tmp_path / "de.jsonl")]) == 0
+    with Project.open(db, read_only=True) as project:
+        assert project.lang == "en"
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="needs ../shared/corpora/physionet-dev (real nursing notes)")

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import add_encoding, add_format, add_lang, add_project_db
+from .options import GUESSED_LANG_HELP, add_encoding, add_format, add_lang, add_project_db, notes_language
 from .progress_bar import progress_bar
 
 
@@ -17,7 +17,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_project_db(p)
     add_format(p)
     add_encoding(p)
-    add_lang(p)
+    add_lang(p, default=None, help=GUESSED_LANG_HELP + "; a project keeps the language it was "
+                                   "created with")
     p.add_argument("--source", default="gold", choices=("gold", "model"),
                    help="what the corpus's spans are: gold annotations (default) or model output")
     p.add_argument("--encrypt", action="store_true",
@@ -53,8 +54,12 @@ def run_import(args: argparse.Namespace) -> int:
         corpus = read_corpus(args.format, args.path, progress=progress, encoding=args.encoding)
         for line in _overlap_warnings(args, corpus):
             print(f"warning: {line}", file=sys.stderr)
-        project = (open_project(args.db) if args.db.exists()
-                   else create_project(args.db, lang=args.lang, encrypt=args.encrypt))
+        if args.db.exists():
+            project = open_project(args.db)
+        else:
+            lang, why = notes_language(args.lang, (n.text for n in corpus.notes))
+            project = create_project(args.db, lang=lang, encrypt=args.encrypt)
+            print(f"new project {args.db}: language {lang} ({why})", flush=True)
         with project:
             if args.as_annotator is not None:
                 return _import_as_annotator(project, corpus, args, progress)

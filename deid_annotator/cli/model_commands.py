@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .bulk_options import (add_bulk_options, add_input_format, bulk_job, checkpoint_hint,
                            describe_run, wants_bulk)
-from .options import add_format, add_lang
+from .options import GUESSED_LANG_HELP, add_format, add_lang, notes_language
 from .progress_bar import progress_bar
 
 
@@ -23,9 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help=f"one of {', '.join(tagger_names())}; default: stacked for English notes, "
                         f"crf for other languages (train prints which and why)")
     p.add_argument("--out", required=True, type=Path, help="the model directory to write")
-    add_lang(p, default=None,
-             help="language of the notes, a spaCy code (en, es, de, fr, ...); default: guessed "
-                  "from the notes between en and es by their stop words (train prints it)")
+    add_lang(p, default=None, help=GUESSED_LANG_HELP + "; train prints it")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                    help="where neural taggers train: auto (CUDA when present), cpu or cuda")
     p.add_argument("--seed", type=int, default=0, help="random seed (runs are reproducible on CPU)")
@@ -58,7 +56,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from ..formats import read_corpus
     from ..taggers.base import check_model_destination
-    from ..taggers.languages import default_tagger, guess_language
+    from ..taggers.languages import default_tagger
     from ..taggers.propagation import split_options
 
     vectors = None if args.vectors is None else str(args.vectors)
@@ -72,11 +70,11 @@ def run_train(args: argparse.Namespace) -> int:
     check_model_destination(args.out)   # before training, which may take hours
     with progress_bar("train") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress)
-        lang = args.lang or guess_language(n.text for n in corpus.notes)
+        lang, why = notes_language(args.lang, (n.text for n in corpus.notes))
         name = args.tagger or default_tagger(lang).name
         tagger = new_tagger(name, lang, offered, vectors)
         check_training_corpus(corpus, args.format, args.corpus, tagger)
-        print(describe_choice(args.tagger, args.lang, name, lang), flush=True)
+        print(describe_choice(args.tagger, why, name, lang), flush=True)
         started = time.perf_counter()
         tagger.fit(corpus.notes, progress=progress)
         propagation.fit(corpus.notes)
@@ -108,13 +106,12 @@ def new_tagger(name: str, lang: str, offered: dict, vectors: str | None):
     return create_tagger(name, lang, **accepted_options(cls, offered))
 
 
-def describe_choice(tagger: str | None, lang: str | None, name: str, used_lang: str) -> str:
-    """One line: the language and the tagger ``train`` uses, and where each came from."""
-    from ..taggers.languages import GUESSED_LANGUAGES, default_tagger
+def describe_choice(tagger: str | None, lang_source: str, name: str, used_lang: str) -> str:
+    """One line: the language and the tagger ``train`` uses, and where each came from
+    (``lang_source``: as :func:`~deid_annotator.cli.options.notes_language` says it)."""
+    from ..taggers.languages import default_tagger
 
-    said_lang = (f"language {used_lang} (--lang)" if lang is not None else
-                 f"language {used_lang} (guessed from the notes among "
-                 f"{', '.join(GUESSED_LANGUAGES)}; --lang sets it)")
+    said_lang = f"language {used_lang} ({lang_source})"
     said_tagger = (f"tagger {name} (--tagger)" if tagger is not None else
                    f"tagger {name} ({default_tagger(used_lang).reason}; --tagger picks another)")
     return f"{said_lang}; {said_tagger}"

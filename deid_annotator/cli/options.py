@@ -28,3 +28,19 @@ def add_encoding(parser: argparse.ArgumentParser) -> None:
 def add_lang(parser: argparse.ArgumentParser, default: str | None = "en",
              help: str = "language of the notes, a spaCy code (en, es, de, fr, ...); default en") -> None:
     parser.add_argument("--lang", default=default, help=help)
+
+
+#: ``--lang``'s help where the language is otherwise guessed from the notes
+GUESSED_LANG_HELP = ("language of the notes, a spaCy code (en, es, de, fr, ...); default: guessed "
+                     "from the notes (py3langid; English when they do not tell)")
+
+
+def notes_language(lang: str | None, texts) -> tuple[str, str]:
+    """``--lang``, else the language guessed from ``texts``; and, for the command's output,
+    where it came from."""
+    if lang:
+        return lang, "--lang"
+    from ..taggers.languages import describe_guess, guess_language_of
+
+    guess = guess_language_of(texts)
+    return guess.lang, f"{describe_guess(guess)}; --lang sets it"

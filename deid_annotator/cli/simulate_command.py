@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import add_format, add_lang
+from .options import GUESSED_LANG_HELP, add_format, add_lang, notes_language
 from .progress_bar import progress_bar
 
 DEFAULT_TAGGER = "crf"
@@ -46,7 +46,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                         f"(default {DEFAULT_TAGGER})")
     p.add_argument("--out", required=True, type=Path, help="folder for the CSV and the PNG")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    add_lang(p)
+    add_lang(p, default=None, help=GUESSED_LANG_HELP)
     p.add_argument("--max-epochs", type=int, default=None,
                    help="neural taggers: at most this many epochs per retrain")
     p.add_argument("--length-power", type=float, default=None, metavar="A",
@@ -88,6 +88,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     with progress_bar("simulate", unit="batch") as progress:
         corpus = read_corpus(args.format, args.corpus)
         eval_corpus = read_corpus(args.format, args.eval_corpus)
+        lang, why = notes_language(args.lang, (n.text for n in corpus.notes))
+        print(f"language {lang} ({why})", file=sys.stderr, flush=True)
 
         def after_batch(k: int, total: int, row) -> None:
             print(f"batch {k}/{total}: {row.notes_annotated} notes annotated, token F1 "
@@ -98,7 +100,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         try:
             result = simulate(corpus, eval_corpus, batch_size=args.batch_size,
                               batches=args.batches, strategy=args.strategy, tagger=args.tagger,
-                              out_dir=args.out, seed=args.seed, lang=args.lang,
+                              out_dir=args.out, seed=args.seed, lang=lang,
                               tagger_options=parse_options(args.tagger_option),
                               hints={"max_epochs": args.max_epochs},
                               length_power=args.length_power,
