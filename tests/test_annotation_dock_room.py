@@ -42,19 +42,23 @@ def test_columns_come_back_as_the_window_widens():
     assert plan(1250 - 690, 560, columns, steps) == {}
 
 
-def test_the_note_narrows_the_columns_before_any_steps_aside():
+def test_the_batch_list_gives_way_first_and_the_labels_last():
     steps = annotating_steps([BATCH, LABELS], DOCKS)
-    assert steps == [("right", NARROW), ("left", NARROW), ("left", ASIDE), ("right", ASIDE)]
+    assert steps == [("left", NARROW), ("left", ASIDE), ("right", NARROW), ("right", ASIDE)]
     assert annotating(500) == {}
-    assert annotating(300) == {"right": NARROW}                       # 482
-    assert annotating(240) == {"right": NARROW, "left": NARROW}       # 469
-
-
-def test_the_batch_list_steps_aside_before_the_labels():
-    assert annotating(160) == {"left": ASIDE}, "the labels in two columns beside a wider note"
+    assert annotating(420) == {"left": NARROW}                        # 467
+    assert annotating(300) == {"left": ASIDE}, "the labels in two columns beside the note"
     assert annotating(-20) == {"left": ASIDE, "right": NARROW}, "the labels stay, in one column"
     assert annotating(-230) == {"left": ASIDE, "right": ASIDE}
     assert annotating(-900) == {"left": ASIDE, "right": ASIDE}, "all, if even that is too little"
+
+
+def test_a_step_is_left_untaken_where_the_later_ones_do_without_it():
+    columns = [Column("a", 100, 50), Column("b", 300, 300)]
+    steps = [("a", NARROW), ("b", ASIDE), ("a", ASIDE)]
+    assert plan(0, 300, columns, steps) == {"b": ASIDE}, "b alone is enough: a keeps its width"
+    assert plan(0, 340, columns, steps) == {"a": NARROW, "b": ASIDE}
+    assert plan(0, 360, columns, steps) == {"b": ASIDE, "a": ASIDE}
 
 
 def test_the_most_needed_dock_decides_when_its_column_goes():

@@ -10,11 +10,14 @@ steps *aside* (is hidden). A later step is taken only where no combination of th
 before it gives the view its width, and an earlier one is left untaken where the later
 ones do without it; the columns come back, by the same rule, as the window widens.
 
-* The note (:func:`annotating_steps`): every column first narrows, the widest first; then
-  the columns step aside, the least needed while annotating first: the batch list (the
-  next and previous note have keys, and the note's header says which of the batch it is),
-  then the labels (a label is applied by its key, but the palette is where the keys are
-  looked up, and the same decision elsewhere lists what a key would apply to).
+* The note (:func:`annotating_steps`): the column least needed while annotating first
+  narrows, then steps aside, then the next. The batch list goes first (the next and
+  previous note have keys, and the note's header says which of the batch it is); the
+  labels last: a label is applied by its key, but the palette is where the keys are
+  looked up, and the same decision elsewhere under it lists what was just applied to
+  the rest of the batch. Narrowed, the palette stands in one column; at 960 pixels that
+  would leave the same decision elsewhere too narrow to read beside the batch list, so
+  the batch list steps aside before the labels narrow.
 * The dashboard (:func:`widest_first`): the columns step aside, the widest first.
 """
 from __future__ import annotations
@@ -91,14 +94,17 @@ def widest_first(columns: Iterable[Column]) -> list[tuple[Hashable, str]]:
 
 def annotating_steps(columns: Iterable[Column],
                      docks: Mapping[Hashable, Sequence[str]]) -> list[tuple[Hashable, str]]:
-    """The note's steps: each column narrows (the one that gains the most first), then
-    they step aside, the column whose most needed dock (``docks``: each column's dock
-    names) is least needed first."""
+    """The note's steps: the column whose most needed dock (``docks``: each column's dock
+    names) is least needed first narrows (where it can), then steps aside; then the next."""
     columns = list(columns)
     need = {c.key: max((ANNOTATING_NEED.get(name, 0) for name in docks.get(c.key, ())), default=0)
             for c in columns}
-    narrow = [(c.key, NARROW) for c in sorted(columns, key=lambda c: c.least - c.width) if c.least < c.width]
-    return narrow + [(c.key, ASIDE) for c in sorted(columns, key=lambda c: need[c.key])]
+    steps = []
+    for column in sorted(columns, key=lambda c: need[c.key]):
+        if column.least < column.width:
+            steps.append((column.key, NARROW))
+        steps.append((column.key, ASIDE))
+    return steps
 
 
 def columns_that_fit(widths: Sequence[int], room: int, spacing: int, most: int) -> int:

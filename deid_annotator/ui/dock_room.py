@@ -136,9 +136,9 @@ class DockRoom(QObject):
         for key in open_columns:
             self._give_way(key, states.get(key))
         self._settle()
-        stepped = [d for g in self.given.values() if g.state == ASIDE for d in g.docks if d not in aside_before]
-        if stepped and tenant is not None:
-            self._say(stepped, tenant.name)
+        stepped = [g for g in self.given.values() if g.state == ASIDE and not aside_before.intersection(g.docks)]
+        if stepped:
+            self._say(stepped)
 
     def _settle(self) -> None:
         """Lay the window out now (docks hidden or shown), its widths read true."""
@@ -211,13 +211,12 @@ class DockRoom(QObject):
         finally:
             self._acting = False
 
-    def _say(self, docks: list[QDockWidget], view: str) -> None:
-        names = [d.windowTitle() for d in docks if d.windowTitle() != "Find notes"] or \
-                [d.windowTitle() for d in docks]
-        them = "it" if len(names) == 1 else "them"
-        self.window.statusBar().showMessage(
-            f"{' and '.join(names)} stepped aside for the {view} in this narrow window: "
-            f"View ▸ {names[0]} or a wider window brings {them} back", MESSAGE_MS)
+    def _say(self, columns: list[GivenWay]) -> None:
+        """Name the columns that stepped aside by their dock in front; briefly: beside the
+        annotator's name and the project's path, half a laptop screen leaves the status
+        bar's message about 25 characters."""
+        names = [(c.front or c.docks[0]).windowTitle() for c in columns]
+        self.window.statusBar().showMessage(f"{', '.join(names)} aside: View menu", MESSAGE_MS)
 
     def _watch(self, dock: QDockWidget) -> None:
         dock.visibilityChanged.connect(lambda visible, d=dock: self._shown_elsewhere(d, visible))

@@ -77,7 +77,8 @@ def test_at_760_the_labels_stay_in_one_column(window, qtbot):
 
 def test_the_batch_list_steps_aside_first_and_the_labels_last(window, qtbot):
     resize(window, qtbot, 960, 800)
-    assert "Labels" in docks_shown(window)
+    assert "Labels" in docks_shown(window) and "Batch" not in docks_shown(window)
+    assert palette_columns(window) == 2, "the batch list went instead of the labels' second column"
     resize(window, qtbot, 640, 700)
     assert "Labels" in docks_shown(window) and "Batch" not in docks_shown(window)
     resize(window, qtbot, 600, 700)
