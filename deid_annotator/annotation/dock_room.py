@@ -34,6 +34,12 @@ from typing import Hashable, Iterable, Mapping, Sequence
 #: column, where 60 would take the palette away.
 MIN_NOTE_CHARS = 45
 
+#: The main window's least width: the half of a 1280-pixel screen. Not more, though the
+#: docks beside the note need more: a window manager that snaps the window to half the
+#: screen sizes it once, and a larger least width (the docks' own, 780 pixels) would
+#: leave it overflowing the screen; at the width asked the docks then give way.
+MIN_WINDOW_WIDTH = 640
+
 NARROW = "narrow"
 ASIDE = "aside"
 
@@ -118,5 +124,5 @@ def columns_that_fit(widths: Sequence[int], room: int, spacing: int, most: int) 
     return 1
 
 
-__all__ = ["ANNOTATING_NEED", "ASIDE", "MIN_NOTE_CHARS", "NARROW", "Column", "annotating_steps",
+__all__ = ["ANNOTATING_NEED", "ASIDE", "MIN_NOTE_CHARS", "MIN_WINDOW_WIDTH", "NARROW", "Column", "annotating_steps",
            "columns_that_fit", "note_width", "plan", "widest_first"]

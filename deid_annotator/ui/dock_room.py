@@ -23,8 +23,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QDockWidget, QStyle, QWidget
 
-from ..annotation.dock_room import (ASIDE, NARROW, Column, annotating_steps, note_width, plan,
-                                    widest_first)
+from ..annotation.dock_room import (ASIDE, MIN_WINDOW_WIDTH, NARROW, Column, annotating_steps, note_width,
+                                    plan, widest_first)
 from .reflow_grid import ReflowGrid, least_width
 
 SIDE_AREAS = (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea)
@@ -245,6 +245,8 @@ def install(window) -> DockRoom:
     dashboard = Tenant("dashboard", window.dashboard, window.dashboard, window.dashboard.comfortable_width,
                        lambda columns, _names: widest_first(columns))
     window.dock_room = DockRoom(window, [annotate, dashboard])
+    # a least width of its own: else the window's layout sets the docks' together
+    window.setMinimumWidth(MIN_WINDOW_WIDTH)
     return window.dock_room
 
 
