@@ -93,7 +93,8 @@ class DockRoom(QObject):
         self.window = window
         self.tenants = tenants
         self.given: dict[object, GivenWay] = {}          # by dock area
-        self.kept: set[QDockWidget] = set()              # opened again by the annotator: they stay
+        self.kept: set[QDockWidget] = set()              # opened by the annotator: they stay
+        self._open: set[QDockWidget] = set()             # not closed by the annotator
         self._acting = False
         self._pending = False
         for dock in window.findChildren(QDockWidget):
@@ -219,23 +220,37 @@ class DockRoom(QObject):
         self.window.statusBar().showMessage(f"{', '.join(names)} aside: View menu", MESSAGE_MS)
 
     def _watch(self, dock: QDockWidget) -> None:
-        dock.visibilityChanged.connect(lambda visible, d=dock: self._shown_elsewhere(d, visible))
+        if not dock.isHidden():
+            self._open.add(dock)
+        dock.visibilityChanged.connect(lambda visible, d=dock: self._visibility(d, visible))
         action = dock.toggleViewAction()
         # the View menu's entry opens and closes a dock also where it has no close button
         # (Qt leaves the entry disabled, and a close refused, for those)
         action.setEnabled(True)
         action.triggered.connect(lambda checked, d=dock: checked or not d.isVisible() or d.hide())
 
-    def _shown_elsewhere(self, dock: QDockWidget, visible: bool) -> None:
-        """A dock that stepped aside was shown by the annotator (Edit ▸ Find notes, the
-        View menu) or the program: its column comes back as it was, and stays."""
-        if not visible or self._acting:
+    def _visibility(self, dock: QDockWidget, visible: bool) -> None:
+        """A dock shown or closed by the annotator (the View menu, Edit ▸ Find notes, its
+        close button) or the program, not here. Shown, it stays, and if it had stepped
+        aside its column comes back as it was; closed, the others may take its room.
+        (A tab brought to the front or sent back is neither.)"""
+        if self._acting:
             return
-        for area, given in list(self.given.items()):
-            if given.state == ASIDE and dock in given.docks:
+        if visible:
+            aside = [(area, g) for area, g in self.given.items() if g.state == ASIDE and dock in g.docks]
+            if not aside and dock in self._open:
+                return
+            self._open.add(dock)
+            self.kept.add(dock)
+            for area, given in aside:
                 given.front = dock
                 self._give_way(area, None)
-                self.kept.update(given.docks)
+        elif dock.isHidden():
+            self._open.discard(dock)
+            self.kept.discard(dock)
+            if not self._pending:
+                self._pending = True
+                QTimer.singleShot(0, self, self.make_room)
 
 
 def install(window) -> DockRoom:

@@ -150,3 +150,16 @@ def test_the_dashboard_and_the_note_each_keep_their_rule(window, qtbot):
     qtbot.waitUntil(lambda: docks_shown(window) == annotating)
     assert note_line(window) >= MIN_NOTE_CHARS
     assert window.width() <= 760
+
+
+def test_find_notes_opened_in_a_narrow_window_stays_until_closed(window, qtbot):
+    resize(window, qtbot, 683, 700)
+    assert not window.note_finder_dock.isVisible()
+    window.actions_by_name["find_notes"].trigger()           # Edit ▸ Find notes (Ctrl+F)
+    qtbot.waitUntil(lambda: window.note_finder_dock.isVisible())
+    qtbot.wait(50)
+    assert window.note_finder_dock.isVisible(), "the annotator opened it: it stays"
+    assert window.width() == 683
+    window.note_finder_dock.close()                           # its close button
+    qtbot.waitUntil(lambda: "Labels" in docks_shown(window) and "Batch" not in docks_shown(window))
+    assert note_line(window) >= MIN_NOTE_CHARS
