@@ -21,7 +21,7 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QDockWidget, QStyle, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QSizePolicy, QStyle, QWidget
 
 from ..annotation.dock_room import (ASIDE, MIN_WINDOW_WIDTH, NARROW, Column, annotating_steps, note_width,
                                     plan, widest_first)
@@ -253,6 +253,15 @@ class DockRoom(QObject):
                 QTimer.singleShot(0, self, self.make_room)
 
 
+def keep_to_width(label: QLabel) -> None:
+    """A wrapped label that asks for no width of its own: its lines wrap to the width it
+    gets, and a word longer than that (a long note id, a URL in a span) is cut there
+    instead of widening the window (a wrapped label's least width is its longest word's)."""
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Ignored)
+    label.setSizePolicy(policy)
+
+
 def install(window) -> DockRoom:
     """The note (the Annotate tab) and the dashboard, each with its rule."""
     editor = window.editor
@@ -262,7 +271,9 @@ def install(window) -> DockRoom:
     window.dock_room = DockRoom(window, [annotate, dashboard])
     # a least width of its own: else the window's layout sets the docks' together
     window.setMinimumWidth(MIN_WINDOW_WIDTH)
+    for label in (window.header, window.details):   # the lines above and under the note
+        keep_to_width(label)
     return window.dock_room
 
 
-__all__ = ["DockRoom", "Tenant", "install", "note_need"]
+__all__ = ["DockRoom", "Tenant", "install", "keep_to_width", "note_need"]

@@ -163,3 +163,14 @@ def test_find_notes_opened_in_a_narrow_window_stays_until_closed(window, qtbot):
     window.note_finder_dock.close()                           # its close button
     qtbot.waitUntil(lambda: "Labels" in docks_shown(window) and "Batch" not in docks_shown(window))
     assert note_line(window) >= MIN_NOTE_CHARS
+
+
+def test_a_long_word_above_or_under_the_note_does_not_widen_it(window, qtbot):
+    """A wrapped label asks for its longest word's width: a long note id in the header or
+    a URL in the selected span's line under the note made the window wider than the screen."""
+    window.header.setText("Batch 1 · note 1 of 4: <b>" + "discharge_summary_" * 6 + "</b> · in progress")
+    window.details.setText("URL 'https://records.example.org/" + "x" * 120 + "' · source: model")
+    resize(window, qtbot, 683, 700)
+    assert window.width() == 683
+    assert window.tabs.width() < 683 and note_line(window) >= MIN_NOTE_CHARS
+    assert window.details.height() >= 2 * window.details.fontMetrics().height(), "it still wraps"
