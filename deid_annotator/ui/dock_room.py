@@ -3,16 +3,17 @@
 In a narrow window (the half of a 1366-pixel laptop screen, beside the record system)
 the docks kept their widths: the note was left about ten characters a line and the
 dashboard a strip, and the window could not be narrower than the docks together. Now
-each tab's view has a width it needs (the note: :data:`MIN_NOTE_CHARS` characters of its
+each tab's view has a width it needs (the note: ``MIN_NOTE_CHARS`` characters of its
 font a line; the dashboard: its bar charts side by side) and an order in which the dock
 columns give way to it (:mod:`deid_annotator.annotation.dock_room`): they narrow (the
 label palette reflows to one column) or step aside, as few as will do, and come back,
-at the width they had, when the window widens or the other tab is shown.
+at the width they had, when the window widens or the other tab is shown. The window's
+own least width is 640 pixels, whatever the docks ask.
 
-The annotator's choices stay: a dock closed in the View menu is left closed, and a dock
-that stepped aside and is opened again (the View menu, Edit ▸ Find notes) stays, until
-the window is wide enough for every dock. A dock stepping aside is said in the status
-bar, and its View menu entry is unticked.
+The annotator's choices stay: a dock closed in the View menu stays closed, and a dock
+the annotator opens (the View menu, Edit ▸ Find notes) stays, its column back as it was,
+until it is closed or the window is wide enough for every dock. A dock stepping aside is
+said in the status bar, and its View menu entry is unticked.
 """
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ class Tenant:
     """A tab's view: the page, the widget whose width counts, the width that widget
     needs, and the order in which the dock columns give way to it."""
 
-    name: str
     page: QWidget
     watched: QWidget
     need: Callable[[], int]
@@ -265,8 +265,8 @@ def keep_to_width(label: QLabel) -> None:
 def install(window) -> DockRoom:
     """The note (the Annotate tab) and the dashboard, each with its rule."""
     editor = window.editor
-    annotate = Tenant("note", window.tabs.widget(0), editor, lambda: note_need(editor), annotating_steps)
-    dashboard = Tenant("dashboard", window.dashboard, window.dashboard, window.dashboard.comfortable_width,
+    annotate = Tenant(window.tabs.widget(0), editor, lambda: note_need(editor), annotating_steps)
+    dashboard = Tenant(window.dashboard, window.dashboard, window.dashboard.comfortable_width,
                        lambda columns, _names: widest_first(columns))
     window.dock_room = DockRoom(window, [annotate, dashboard])
     # a least width of its own: else the window's layout sets the docks' together
