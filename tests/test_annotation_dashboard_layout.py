@@ -1,8 +1,8 @@
-"""How the dashboard's plots share their room and when the docks step aside (no Qt)."""
+"""How the dashboard's plots share their room (no Qt; when the docks step aside for it:
+test_annotation_dock_room)."""
 from __future__ import annotations
 
-from deid_annotator.annotation.dashboard_layout import (MIN_PLOT, SIDE_BY_SIDE_WIDTH, arrange,
-                                                        columns_to_restore, columns_to_yield, tick_step)
+from deid_annotator.annotation.dashboard_layout import MIN_PLOT, SIDE_BY_SIDE_WIDTH, arrange, tick_step
 
 
 def test_the_bar_charts_stand_side_by_side_only_where_both_fit():
@@ -20,18 +20,3 @@ def test_every_tick_is_labelled_while_the_labels_fit():
     assert tick_step([60.0], spacing=40, font_size=14) == 2      # 74 pixels a label, 40 apart
     assert tick_step([60.0], spacing=20, font_size=14) == 4
     assert tick_step([], spacing=0, font_size=14) == 1
-
-
-def test_the_widest_dock_column_steps_aside_first_and_no_more_than_needed():
-    columns = [("left", 300), ("right", 390)]
-    assert columns_to_yield(700, 560, columns) == []
-    assert columns_to_yield(260, 560, columns) == ["right"]             # 650: enough
-    assert columns_to_yield(100, 560, columns) == ["right", "left"]     # 490 was not
-    assert columns_to_yield(50, 900, columns) == ["right", "left"], "all, if even that is too little"
-
-
-def test_hidden_columns_come_back_the_last_first_while_the_room_holds():
-    hidden = [("right", 390), ("left", 300)]
-    assert columns_to_restore(790, 560, hidden) == []                    # 490 without "left"
-    assert columns_to_restore(860, 560, hidden) == ["left"]
-    assert columns_to_restore(1250, 560, hidden) == ["left", "right"]

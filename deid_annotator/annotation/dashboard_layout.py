@@ -11,8 +11,9 @@ the labels fit side by side, under every second (third, ...) one when they do no
 
 The main window's docks (the batch list, the labels) serve annotating, not the
 dashboard: while the dashboard is shown with less width than it needs for its side by
-side layout, they step aside, the widest column first, and come back when the window is
-wide enough again or the annotator goes back to the note.
+side layout, they step aside, the widest column first
+(:func:`deid_annotator.annotation.dock_room.widest_first`), and come back when the
+window is wide enough again or the annotator goes back to the note.
 
 Sizes are Qt's logical pixels; the figure's dpi is matplotlib's default 100 at a device
 pixel ratio of 1, so a point is 100/72 of them at any scale factor.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import Sequence
 
 #: The least width and height of a plot area.
 MIN_PLOT = 200
@@ -73,31 +74,4 @@ def tick_step(label_widths: Sequence[float], spacing: float, font_size: float) -
     return max(1, math.ceil((max(label_widths) + LABEL_GAP * font_size) / spacing))
 
 
-def columns_to_yield(width: int, need: int, columns: Sequence[tuple[Hashable, int]]) -> list[Hashable]:
-    """The dock columns (``(key, the width the dashboard gains without it)``) to hide so
-    that the dashboard, now ``width`` wide, gets ``need``: the widest first, as few as
-    will do; all of them if even that is too little."""
-    out = []
-    for key, gain in sorted(columns, key=lambda c: -c[1]):
-        if width >= need:
-            break
-        out.append(key)
-        width += gain
-    return out
-
-
-def columns_to_restore(width: int, need: int, hidden: Sequence[tuple[Hashable, int]]) -> list[Hashable]:
-    """Of the ``hidden`` dock columns (in the order they were hidden, with the width each
-    gave), those that can come back, the last hidden first, while the dashboard (now
-    ``width`` wide) keeps ``need``."""
-    out = []
-    for key, gain in reversed(list(hidden)):
-        if width - gain < need:
-            break
-        out.append(key)
-        width -= gain
-    return out
-
-
-__all__ = ["Arrangement", "MIN_PLOT", "MIN_WIDTH", "SIDE_BY_SIDE_WIDTH", "arrange", "columns_to_restore",
-           "columns_to_yield", "tick_step"]
+__all__ = ["Arrangement", "MIN_PLOT", "MIN_WIDTH", "SIDE_BY_SIDE_WIDTH", "arrange", "tick_step"]

@@ -35,7 +35,7 @@ from ..annotation.session import describe
 from ..errors import DeidError
 from .alert_text import alert_text
 from .dashboard import DashboardWidget
-from . import dashboard_room
+from . import dock_room
 from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error,
                       write_crash_log)
 from .dock_scroll import DockScrollArea, share_column
@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         guidelines.install(self)
         first_run.install(self)
         accessibility.install(self)
-        dashboard_room.install(self)   # the docks step aside for a narrow dashboard
+        dock_room.install(self)   # the docks give way to a narrow note or dashboard
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -10,13 +10,14 @@ from typing import Sequence
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
-                               QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from ..annotation.config import BATCH_SIZES, STRATEGIES
 from ..annotation.palette import STATE_TEXT, is_dark, label_tones, readable_on, span_style
 from .editor import span_format, theme_of
+from .reflow_grid import ReflowGrid
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
 STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
@@ -310,11 +311,9 @@ class LegendPanel(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        self.grid_host = QWidget()
-        self.grid = QGridLayout(self.grid_host)
-        self.grid.setContentsMargins(0, 0, 0, 0)
-        self.grid.setHorizontalSpacing(4)
-        self.grid.setVerticalSpacing(2)
+        # two columns of label buttons, one where the dock is narrowed for the note
+        self.grid_host = ReflowGrid(2, spacing=4, row_spacing=2)
+        self.grid = self.grid_host.grid
         layout.addWidget(self.grid_host)
         hint = QLabel("Press a label's key with text selected to add a span, with a span selected "
                       "to change its label.")
@@ -337,7 +336,6 @@ class LegendPanel(QWidget):
             b.setParent(None)
             b.deleteLater()
         self._buttons = []
-        columns = 2
         theme = theme_of(self.palette())
         tones = label_tones(list(colors) or list(labels))
         for i, label in enumerate(labels):
@@ -357,8 +355,8 @@ class LegendPanel(QWidget):
             button.setAccessibleDescription(
                 f"Apply {label} to the selected text or span" + (f" (press {key})" if key else ""))
             button.clicked.connect(lambda _=False, name=label: self.labelClicked.emit(name))
-            self.grid.addWidget(button, i // columns, i % columns)
             self._buttons.append(button)
+        self.grid_host.set_widgets(self._buttons)
         self._colors = dict(colors)
         self._draw_states(labels[0] if labels else None, tones)
 
@@ -433,7 +431,7 @@ class PropagationPanel(QWidget):
         self.list.setToolTip("Checked: apply. Double-click: show it in its note.")
         self.list.setAccessibleName("Same decision elsewhere: occurrences to apply it to")
         layout.addWidget(self.list, 1)
-        row = QHBoxLayout()
+        row = ReflowGrid(4)   # a row; two rows (or more) in a narrowed dock
         self.apply_button = QPushButton("Apply checked")
         self.apply_button.setToolTip("Apply to the checked occurrences (Alt+Enter); one undo step")
         self.apply_button.clicked.connect(lambda: self.applyRequested.emit(self.checked()))
@@ -443,9 +441,8 @@ class PropagationPanel(QWidget):
         self.none_button.clicked.connect(lambda: self._check_all(False))
         self.dismiss_button = QPushButton("Dismiss")
         self.dismiss_button.clicked.connect(self.dismissRequested)
-        for b in (self.apply_button, self.all_button, self.none_button, self.dismiss_button):
-            row.addWidget(b)
-        layout.addLayout(row)
+        row.set_widgets([self.apply_button, self.all_button, self.none_button, self.dismiss_button])
+        layout.addWidget(row)
         self.set_proposals([], "")
 
     def set_proposals(self, proposals: Sequence, origin: str, current_note: str | None = None) -> None:
