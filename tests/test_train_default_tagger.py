@@ -138,6 +138,24 @@ def test_when_the_notes_do_not_tell_the_default_stands():
     assert guess_language(["12/03/2019 120/80 88 lpm"], default="es") == "es"
 
 
+def test_without_a_usable_language_model_english_stands_and_train_says_why(tmp_path, capsys, monkeypatch):
+    """A broken install or a bundle without py3langid's model file: no traceback, the
+    default language, and the reason in train's first line."""
+    from deid_annotator.taggers import languages
+
+    def missing():
+        raise FileNotFoundError("model.npz.xz")
+
+    monkeypatch.setattr(languages, "_identifier", missing)
+    guess = guess_language_of(n.text for n in german_notes().notes)
+    assert (guess.lang, guess.guessed) == ("en", False) and "model.npz.xz" in guess.problem
+    write_corpus("jsonl", german_notes(), tmp_path / "de.jsonl")
+    assert main(["train", "--format", "jsonl", "--corpus", str(tmp_path / "de.jsonl"),
+                 "--tagger", "rules", "--out", str(tmp_path / "m")]) == 0
+    said = capsys.readouterr().out
+    assert "language en (the default: the language could not be guessed, py3langid cannot be used" in said
+
+
 def test_every_guessed_language_is_one_spacy_tokenizes_without_extra_packages():
     """A guess that the tokenizer then cannot load would fail the import or the training."""
     import spacy

@@ -53,6 +53,7 @@ class LanguageGuess(NamedTuple):
     lang: str
     probability: float | None
     guessed: bool           # False: the default (the text did not tell)
+    problem: str | None = None   # why no guess could be made (py3langid unusable)
 
 
 @lru_cache(maxsize=1)
@@ -80,7 +81,12 @@ def guess_language_of(texts: Iterable[str], default: str = "en") -> LanguageGues
     sample = "\n".join(parts)
     if not _LETTERS.search(sample):
         return LanguageGuess(default, None, False)
-    code, probability = _identifier().classify(sample)
+    try:
+        identifier = _identifier()
+    except (ImportError, OSError, ValueError, EOFError) as exc:   # a broken install, a bundle without the model
+        return LanguageGuess(default, None, False,
+                             problem=f"py3langid cannot be used ({type(exc).__name__}: {exc})")
+    code, probability = identifier.classify(sample)
     lang = {v: k for k, v in _LANGID_CODES.items()}.get(code, code)
     if probability < MIN_PROBABILITY:
         return LanguageGuess(default, probability, False)
@@ -97,6 +103,8 @@ def describe_guess(guess: LanguageGuess) -> str:
     probability 1.00)", or why the default stands."""
     if guess.guessed:
         return f"guessed from the notes (py3langid, probability {guess.probability:.2f})"
+    if guess.problem:
+        return f"the default: the language could not be guessed, {guess.problem}"
     if guess.probability is None:
         return "the default: the notes have no words to tell the language by"
     return (f"the default: the notes' language could not be told (py3langid's best guess had "
