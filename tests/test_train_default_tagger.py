@@ -17,8 +17,7 @@ from deid_annotator.synthetic import generate_corpus
 from deid_annotator.synthetic.spanish import generate_spanish_corpus
 from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.store import Project
-from deid_annotator.taggers.languages import (GUESSED_LANGUAGES, default_tagger, guess_language,
-                                              guess_language_of)
+from deid_annotator.taggers.languages import GUESSED_LANGUAGES, default_tagger, guess_language_of
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "physionet-dev"
 
@@ -112,9 +111,9 @@ def german_notes(n: int = 12, seed: int = 3) -> Corpus:
 
 
 def test_the_language_is_guessed_from_the_notes():
-    assert guess_language(n.text for n in generate_spanish_corpus(5, seed=2).notes) == "es"
-    assert guess_language(n.text for n in generate_corpus(5, seed=2).notes) == "en"   # ALL CAPS too
-    assert guess_language(n.text for n in german_notes().notes) == "de"
+    assert guess_language_of(n.text for n in generate_spanish_corpus(5, seed=2).notes).lang == "es"
+    assert guess_language_of(n.text for n in generate_corpus(5, seed=2).notes).lang == "en"   # ALL CAPS too
+    assert guess_language_of(n.text for n in german_notes().notes).lang == "de"
     guess = guess_language_of(n.text for n in german_notes().notes)
     assert guess.guessed and guess.probability > 0.99
 
@@ -128,14 +127,14 @@ def test_languages_beyond_english_and_spanish_are_told_apart(locale, lang):
 
     fake = Faker(locale)
     fake.seed_instance(1)
-    assert guess_language([fake.text(400) for _ in range(3)]) == lang
+    assert guess_language_of([fake.text(400) for _ in range(3)]).lang == lang
 
 
 def test_when_the_notes_do_not_tell_the_default_stands():
     for texts in (["12/03/2019 120/80 88 lpm"], [""], [], ["The patient was seen by Dr. García López en la consulta."]):
         guess = guess_language_of(texts)
         assert (guess.lang, guess.guessed) == ("en", False), texts
-    assert guess_language(["12/03/2019 120/80 88 lpm"], default="es") == "es"
+    assert guess_language_of(["12/03/2019 120/80 88 lpm"], default="es").lang == "es"
 
 
 def test_without_a_usable_language_model_english_stands_and_train_says_why(tmp_path, capsys, monkeypatch):
@@ -195,6 +194,6 @@ def test_an_import_into_an_existing_project_keeps_its_language(tmp_path, capsys)
 @pytest.mark.skipif(not SHARED.exists(), reason="needs ../shared/corpora/physionet-dev (real nursing notes)")
 def test_real_english_nursing_notes_are_guessed_english():
     corpus = read_corpus("physionet", SHARED)
-    assert guess_language(n.text for n in corpus.notes) == "en"
-    lone = [guess_language([n.text]) for n in corpus.notes[:200]]
+    assert guess_language_of(n.text for n in corpus.notes).lang == "en"
+    lone = [guess_language_of([n.text]).lang for n in corpus.notes[:200]]
     assert lone.count("en") >= 190, lone.count("en")

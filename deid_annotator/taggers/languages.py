@@ -1,5 +1,5 @@
 """Which rule data a project's language has (:func:`language_rules`), which language a
-corpus is written in when nobody said (:func:`guess_language`), and which tagger ``train``
+corpus is written in when nobody said (:func:`guess_language_of`), and which tagger ``train``
 picks for it (:func:`default_tagger`).
 
 The ``rules`` tagger's patterns, cue words and gazetteers (:mod:`.patterns`,
@@ -38,6 +38,7 @@ GUESSED_LANGUAGES = (
     "pt", "ro", "ru", "si", "sk", "sl", "sq", "sr", "sv", "ta", "te", "tl", "tr", "tt", "uk",
     "ur", "zh")
 _LANGID_CODES = {"nb": "no"}
+_SPACY_CODES = {v: k for k, v in _LANGID_CODES.items()}
 #: how much of a corpus the guess reads (the first notes): a short note can read as another
 #: language (1 % of real English nursing notes alone do), 200,000 characters cannot
 _GUESS_CHARS = 200_000
@@ -48,7 +49,7 @@ _LETTERS = re.compile(r"[^\W\d_]")
 
 
 class LanguageGuess(NamedTuple):
-    """The language ``guess_language`` chose, and py3langid's probability of it (``None``
+    """The language :func:`guess_language_of` chose, and py3langid's probability of it (``None``
     when nothing was read or the default stood)."""
     lang: str
     probability: float | None
@@ -87,15 +88,10 @@ def guess_language_of(texts: Iterable[str], default: str = "en") -> LanguageGues
         return LanguageGuess(default, None, False,
                              problem=f"py3langid cannot be used ({type(exc).__name__}: {exc})")
     code, probability = identifier.classify(sample)
-    lang = {v: k for k, v in _LANGID_CODES.items()}.get(code, code)
+    lang = _SPACY_CODES.get(code, code)
     if probability < MIN_PROBABILITY:
         return LanguageGuess(default, probability, False)
     return LanguageGuess(lang, probability, True)
-
-
-def guess_language(texts: Iterable[str], default: str = "en") -> str:
-    """The code of :func:`guess_language_of`'s language."""
-    return guess_language_of(texts, default).lang
 
 
 def describe_guess(guess: LanguageGuess) -> str:
@@ -132,4 +128,4 @@ def default_tagger(lang: str | None) -> DefaultTagger:
 
 
 __all__ = ["DefaultTagger", "GUESSED_LANGUAGES", "LanguageGuess", "default_tagger", "describe_guess",
-           "guess_language", "guess_language_of", "language_rules"]
+           "guess_language_of", "language_rules"]
