@@ -206,9 +206,10 @@ def test_members_keep_their_defaults_for_shared_options_left_unset():
     assert member_options({"max_epochs": None}, "bilstm-crf") == {}
 
 
-def test_the_bilstm_member_goes_without_the_knowledge_features_unless_asked():
+def test_members_keep_the_options_the_stack_was_chosen_with_unless_asked():
     """The bilstm-crf reads the crf's knowledge by default, but the stack was chosen on a
-    member without it (the crf member brings that knowledge already)."""
+    member without it (the crf member brings that knowledge already); the crf samples fewer
+    lines without PHI by default than the crf member the stack was cross-validated with."""
     from deid_annotator.taggers.stacked import stacked_member_options
 
     stacked = create_tagger("stacked", seed=3)
@@ -218,6 +219,9 @@ def test_the_bilstm_member_goes_without_the_knowledge_features_unless_asked():
     asked = {"member_options": {"bilstm-crf": {"knowledge_features": True}}}
     assert stacked_member_options(asked, "bilstm-crf")["knowledge_features"] is True
     assert "knowledge_features" not in stacked_member_options({}, "crf")
+    # the crf member keeps the sampling the stack was cross-validated with
+    assert stacked._new_member("crf").max_negative_ratio == 2.5
+    assert create_tagger("crf").max_negative_ratio == 1.0
 
 
 @pytest.fixture(scope="module")
