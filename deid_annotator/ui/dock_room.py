@@ -145,11 +145,14 @@ class DockRoom(QObject):
         """Lay the window out now (docks hidden or shown), its widths read true."""
         self._acting = True
         try:
-            # the docks' new least widths first (their panels reflowed, shown or hidden)
-            QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
-            self.window.layout().activate()
+            self._relayout()
         finally:
             self._acting = False
+
+    def _relayout(self) -> None:
+        # the docks' new least widths first (their panels reflowed, shown or hidden)
+        QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+        self.window.layout().activate()
 
     def _docks(self, area) -> list[QDockWidget]:
         """The side column's docks the annotator has not closed (those hidden here included)."""
@@ -191,18 +194,17 @@ class DockRoom(QObject):
                     dock.show()
                 if given.front is not None:
                     given.front.raise_()     # tabbed docks: the one in front before
+            # the width it had before it gave way: kept across narrowing and stepping aside
+            width = given.width if given is not None else max(d.width() for d in docks if in_front(d))
             if state == ASIDE:
                 front = next((d for d in docks if in_front(d)), None)
-                width = given.width if given is not None else max(d.width() for d in docks if in_front(d))
                 self.given[area] = GivenWay(docks, front, width, ASIDE)
                 for dock in docks:
                     dock.hide()
                 return
-            width = given.width if given is not None else max(d.width() for d in docks if in_front(d))
             front = given.front if given is not None and given.front in docks else docks[0]
             set_reflow(docks, state == NARROW)
-            QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
-            self.window.layout().activate()
+            self._relayout()
             if state == NARROW:
                 self.given[area] = GivenWay(docks, front, width, NARROW)
                 self.window.resizeDocks([front], [max(narrowest(d) for d in docks)], Qt.Horizontal)
