@@ -75,6 +75,16 @@ def _blank(lang: str):
     return nlp
 
 
+def language_problem(lang: str) -> str | None:
+    """Why notes in ``lang`` cannot be tokenized (a code spaCy does not know, a language that
+    needs a segmenter package), or None when they can."""
+    try:
+        _blank(lang)
+    except DeidError as exc:
+        return str(exc)
+    return None
+
+
 class Tokenizer:
     """Splits text into :class:`Token` objects; ``lang`` is a spaCy language code.
 

@@ -15,9 +15,9 @@ from deid_annotator.cli import model_commands
 from deid_annotator.formats import read_corpus, write_corpus
 from deid_annotator.synthetic import generate_corpus
 from deid_annotator.synthetic.spanish import generate_spanish_corpus
-from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.store import Project
 from deid_annotator.taggers.languages import GUESSED_LANGUAGES, default_tagger, guess_language_of
+from language_fixtures import german_notes
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "physionet-dev"
 
@@ -86,28 +86,6 @@ def test_default_tagger_by_language():
     assert default_tagger(None).name == "stacked"
     for lang in ("es", "es-MX", "de", "fr"):
         assert default_tagger(lang).name == "crf"
-
-
-def german_notes(n: int = 12, seed: int = 3) -> Corpus:
-    """Short German ward notes with a patient's and a relative's name and a city (Faker's
-    de_DE names; a handful of sentence frames)."""
-    from faker import Faker
-
-    fake = Faker("de_DE")
-    fake.seed_instance(seed)
-    notes = []
-    for k in range(n):
-        patient, relative, city = fake.last_name(), fake.first_name(), fake.city()
-        text = (f"Frau {patient} wurde heute aus {city} übernommen und ist wach und orientiert. "
-                f"Die Tochter {relative} hat angerufen und kommt morgen zu Besuch. "
-                f"Schmerzen im Bereich der Wunde, Verband trocken, keine Blutung. "
-                f"Vitalzeichen stabil, sie isst und trinkt gut.")
-        spans = []
-        for value, label in ((patient, "PATIENT"), (city, "CITY"), (relative, "RELATIVE")):
-            start = text.index(value)
-            spans.append(Span(start, start + len(value), label))
-        notes.append(Note(f"de{k:02d}", text, {"patient": f"p{k // 2}"}, sorted(spans, key=lambda s: s.start)))
-    return Corpus(notes)
 
 
 def test_the_language_is_guessed_from_the_notes():

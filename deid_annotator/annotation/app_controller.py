@@ -148,8 +148,9 @@ class AppController:
         self.view.project_closed()
 
     def create_project(self, path: str | os.PathLike, labels: list[str] | None = None,
-                       lang: str = "en", passphrase: str | None = None) -> bool:
-        """Create a project (encrypted with ``passphrase``) and open it."""
+                       lang: str | None = "en", passphrase: str | None = None) -> bool:
+        """Create a project (encrypted with ``passphrase``) and open it; ``lang=None``: the
+        first notes imported set its language (guessed from them)."""
         try:
             created = Project.create(path, labels=labels, lang=lang, passphrase=passphrase)
         except DeidError as exc:
@@ -160,7 +161,9 @@ class AppController:
         finally:
             created.close()
         if opened:
-            self.view.show_status("New project: import notes with File ▸ Import notes…", 10000)
+            self.view.show_status("New project: import notes with File ▸ Import notes…"
+                                  + (" Their language is guessed from them." if lang is None else ""),
+                                  10000)
         return opened
 
     def open_demo(self, path: str | os.PathLike | None = None) -> None:

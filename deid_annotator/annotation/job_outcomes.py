@@ -75,7 +75,18 @@ class NotesImported(JobOutcome):
                 + (f"; {r.skipped_duplicates} already in the project were skipped"
                    if r.skipped_duplicates else "")
                 + (f"; new labels: {', '.join(r.labels_added)}" if r.labels_added else "") + "."
+                + self.language_text()
                 + "".join(f" Warning: {w}" for w in getattr(r, "warnings", ())))
+
+    def language_text(self) -> str:
+        """The language the import set as the project's (its first notes), and how it was found."""
+        lang = getattr(self.result, "lang", None)
+        if not lang:
+            return ""
+        from ..taggers.languages import language_name
+
+        source = getattr(self.result, "lang_source", "")
+        return f" The notes' language: {language_name(lang)}" + (f", {source}." if source else ".")
 
 
 @dataclass(frozen=True)

@@ -345,13 +345,26 @@ def import_notes(project, fmt: str, path, source: str = "model", annotator: str 
 
     from ..formats import read_corpus
     from ..formats.overlap_policy import check_import
+    from ..taggers.languages import describe_guess
 
     corpus = read_corpus(fmt, path, progress=progress, encoding=encoding)
     warnings = check_import(fmt, corpus, source, path)   # refuses what the gold cannot hold
+    guess = first_notes_language(project, corpus)
     result = project.import_corpus(corpus, source=source,
                                    annotator=annotator if source != "model" else None,
-                                   progress=progress)
-    return replace(result, warnings=tuple(warnings))
+                                   progress=progress, lang=guess.lang if guess else None)
+    return replace(result, warnings=tuple(warnings),
+                   lang_source=describe_guess(guess) if guess and result.lang else "")
+
+
+def first_notes_language(project, corpus):
+    """For a project that takes its language from its first notes (created without one),
+    the language guessed from ``corpus``'s notes (a LanguageGuess); else None."""
+    if not project.language_pending or not len(corpus):
+        return None
+    from ..taggers.languages import guess_language_of
+
+    return guess_language_of(n.text for n in corpus.notes)
 
 
 def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progress | None = None) -> int:

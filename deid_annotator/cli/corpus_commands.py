@@ -17,8 +17,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_project_db(p)
     add_format(p)
     add_encoding(p)
-    add_lang(p, default=None, help=GUESSED_LANG_HELP + "; a project keeps the language it was "
-                                   "created with")
+    add_lang(p, default=None, help=GUESSED_LANG_HELP + "; a project keeps its language, set when "
+                                   "it is created, or by its first import when the app created "
+                                   "it to take its notes' language")
     p.add_argument("--source", default="gold", choices=("gold", "model"),
                    help="what the corpus's spans are: gold annotations (default) or model output")
     p.add_argument("--encrypt", action="store_true",
@@ -54,8 +55,11 @@ def run_import(args: argparse.Namespace) -> int:
         corpus = read_corpus(args.format, args.path, progress=progress, encoding=args.encoding)
         for line in _overlap_warnings(args, corpus):
             print(f"warning: {line}", file=sys.stderr)
+        lang = None
         if args.db.exists():
             project = open_project(args.db)
+            if project.language_pending and len(corpus):   # created to take its notes' language
+                lang, why = notes_language(args.lang, (n.text for n in corpus.notes))
         else:
             lang, why = notes_language(args.lang, (n.text for n in corpus.notes))
             project = create_project(args.db, lang=lang, encrypt=args.encrypt)
@@ -63,7 +67,9 @@ def run_import(args: argparse.Namespace) -> int:
         with project:
             if args.as_annotator is not None:
                 return _import_as_annotator(project, corpus, args, progress)
-            result = project.import_corpus(corpus, source=args.source, progress=progress)
+            result = project.import_corpus(corpus, source=args.source, progress=progress, lang=lang)
+            if result.lang:
+                print(f"{args.db}: language {result.lang} ({why}), from its first notes", flush=True)
             total = project.note_count()
             ahead = _preannotate_first_batch(project, progress) if args.preannotate_ahead else 0
     print(f"imported {result.added} notes with {result.spans} spans into {args.db}"

@@ -152,8 +152,11 @@ class ProjectBase:
     # -- lifecycle -----------------------------------------------------------
     @classmethod
     def create(cls, path: str | os.PathLike, labels: Sequence[str] | None = None,
-               lang: str = "en", *, passphrase: str | None = None):
+               lang: str | None = "en", *, passphrase: str | None = None):
         """Create a new project file (owner-only, mode 0600). Error if ``path`` exists.
+
+        ``lang=None``: the notes' language is not known yet; the first import that adds
+        notes sets it (:attr:`language_pending`, ``import_corpus(lang=...)``).
 
         ``passphrase``: encrypt the whole file (SQLCipher, key derived by scrypt; see
         :mod:`.crypto`). The file is built under a temporary name and linked into place
@@ -183,7 +186,8 @@ class ProjectBase:
                 with project._write():
                     for k, value in (("lang", lang), ("created", now()),
                                      ("created_with", __version__)):
-                        project.db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (k, value))
+                        if value is not None:
+                            project.db.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (k, value))
                     action = project._action("create_project", None, details={"lang": lang})
                     for name in labels or ():
                         project._add_label(name, action)
@@ -370,7 +374,14 @@ class ProjectBase:
     # -- settings --------------------------------------------------------------
     @property
     def lang(self) -> str:
+        """The notes' language (a spaCy code); English while :attr:`language_pending`."""
         return self.setting("lang") or "en"
+
+    @property
+    def language_pending(self) -> bool:
+        """Whether the project was created to take its notes' language and has no notes
+        yet: its first import sets the language."""
+        return self.setting("lang") is None and self._one("SELECT 1 FROM notes LIMIT 1") is None
 
     def setting(self, key: str) -> str | None:
         row = self._one("SELECT value FROM meta WHERE key = ?", (key,))

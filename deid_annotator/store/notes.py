@@ -114,12 +114,17 @@ def _names(ids: Iterable[str], limit: int = 10) -> str:
 class NotesMixin:
     # -- import ----------------------------------------------------------------------
     def import_corpus(self, corpus: Corpus, *, source: str = "gold", annotator: str | None = None,
-                      progress: Progress | None = None, chunk_size: int = IMPORT_CHUNK) -> ImportResult:
+                      progress: Progress | None = None, chunk_size: int = IMPORT_CHUNK,
+                      lang: str | None = None) -> ImportResult:
         """Add the corpus's notes (and their spans, as ``source`` spans) to the project.
 
         ``source="gold"``: the spans are reference annotations and the notes count as
         annotated (no batch will offer them); ``"model"``: pending pre-annotations to
         review; ``"human"``: accepted annotations of ``annotator``.
+
+        ``lang``: the notes' language, stored as the project's while it is
+        :attr:`language_pending` (in the import's first transaction; an import that fails
+        or is cancelled takes it back with its notes). A project's language never changes.
         """
         if source not in SPAN_SOURCES:
             raise DeidError(f"unknown span source {source!r}; choose one of {', '.join(SPAN_SOURCES)}")
@@ -149,6 +154,10 @@ class NotesMixin:
                                                                "notes": total})
             for label in new_labels:
                 self._add_label(label, action)
+            lang_set = lang if lang and notes and self.language_pending else None
+            if lang_set is not None:
+                self.db.execute("INSERT INTO meta(key, value) VALUES ('lang', ?)", (lang_set,))
+                self._audit(action, "meta", None, None, {"key": "lang", "value": lang_set})
             if corpus.meta and self.db.execute(
                     "SELECT 1 FROM meta WHERE key = 'corpus_meta'").fetchone() is None:
                 self.db.execute("INSERT INTO meta(key, value) VALUES ('corpus_meta', ?)",
@@ -175,9 +184,9 @@ class NotesMixin:
         except BaseException as exc:
             self._undo_import(import_id, new_labels,
                               "cancelled" if isinstance(exc, (CancelledError, KeyboardInterrupt))
-                              else "failed")
+                              else "failed", lang_set)
             raise
-        return ImportResult(added, skipped, spans_added, tuple(new_labels), import_id)
+        return ImportResult(added, skipped, spans_added, tuple(new_labels), import_id, lang=lang_set)
 
     def _prepare_import(self, notes: Sequence[Note]) -> list[tuple[str, str | None]]:
         """Check the whole corpus before writing anything; returns (meta JSON, patient) per note."""
@@ -266,13 +275,17 @@ class NotesMixin:
                          "last_id": notes[-1].id, "rows": [first_pk, first_pk + len(notes) - 1]})
         return len(span_rows)
 
-    def _undo_import(self, import_id: int, new_labels: list[str], status: str) -> None:
+    def _undo_import(self, import_id: int, new_labels: list[str], status: str,
+                     lang_set: str | None = None) -> None:
         """Remove what an import wrote (one transaction); keep its ``imports`` row as a record."""
         try:
             with self._write():
                 removed = self.db.execute("DELETE FROM notes WHERE import_id = ?", (import_id,)).rowcount
                 action = self._action("import_" + status, None, details={"import": import_id})
                 self._audit(action, "notes", None, {"notes": removed}, None)
+                if lang_set is not None and not self.db.execute("SELECT 1 FROM notes LIMIT 1").fetchone():
+                    self.db.execute("DELETE FROM meta WHERE key = 'lang'")   # pending again
+                    self._audit(action, "meta", None, {"key": "lang", "value": lang_set}, None)
                 for label in new_labels:
                     if self.db.execute("SELECT 1 FROM spans WHERE label = ? LIMIT 1", (label,)).fetchone():
                         continue

@@ -36,6 +36,8 @@ class ImportResult:
     labels_added: tuple[str, ...] = ()
     import_id: int | None = None
     warnings: tuple[str, ...] = ()   # what the user should know (e.g. overlapping spans kept)
+    lang: str | None = None          # the language this import set as the project's (first import)
+    lang_source: str = ""            # how that language was found, for the user
 
 
 @dataclass(frozen=True, slots=True)

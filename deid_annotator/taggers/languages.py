@@ -107,6 +107,18 @@ def describe_guess(guess: LanguageGuess) -> str:
             f"probability {guess.probability:.2f})")
 
 
+def language_name(code: str) -> str:
+    """``"de"`` → ``"German (de)"`` (CLDR's English name, through babel); the code alone when
+    babel does not know it."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        name = Locale.parse(code.replace("-", "_")).get_language_name("en")
+    except (UnknownLocaleError, ValueError, TypeError):
+        return code
+    return f"{name} ({code})" if name else code
+
+
 class DefaultTagger(NamedTuple):
     """What ``train`` uses when no tagger is named, and why (``train`` prints both)."""
     name: str
@@ -128,4 +140,4 @@ def default_tagger(lang: str | None) -> DefaultTagger:
 
 
 __all__ = ["DefaultTagger", "GUESSED_LANGUAGES", "LanguageGuess", "default_tagger", "describe_guess",
-           "guess_language_of", "language_rules"]
+           "guess_language_of", "language_name", "language_rules"]

@@ -350,7 +350,7 @@ class MainWindow(QMainWindow):
             self.import_notes()
 
     def create_project(self, path: str | os.PathLike, labels: list[str] | None = None,
-                       lang: str = "en", passphrase: str | None = None) -> bool:
+                       lang: str | None = "en", passphrase: str | None = None) -> bool:
         """Create a project (encrypted with ``passphrase``) and open it."""
         return self.controller.create_project(path, labels, lang, passphrase)
 

@@ -21,10 +21,16 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..annotation.project_opening import WRONG_PASSPHRASE, open_project_asking  # noqa: F401
 from ..store import Project
 from ..store import crypto
+from ..taggers.languages import language_name
+from ..tokenization import language_problem
 from .alert_text import alert_text
 
 #: Languages offered for a new project (any spaCy code may be typed).
 LANGUAGES = ("en", "es", "de", "fr", "it", "nl", "pt")
+CHOOSE_PATH = "Choose where the project file goes."
+TYPE_PASSPHRASE = "Type a passphrase (twice)."
+#: The first choice: the language is guessed from the first notes imported.
+FROM_THE_NOTES = "From the notes (guessed when they are imported)"
 PASSPHRASE_HINT = ("The passphrase is never stored: without it nobody can open the project, "
                    "you included. Several words are best.")
 
@@ -36,7 +42,7 @@ class NewProject:
 
     path: Path
     labels: list[str]
-    lang: str
+    lang: str | None     # None: guessed from the first notes imported
     passphrase: str | None
     import_notes: bool
 
@@ -83,8 +89,14 @@ class NewProjectDialog(QDialog):
         form.addRow("Labels", self.labels_edit)
         self.lang_combo = QComboBox()
         self.lang_combo.setEditable(True)
-        self.lang_combo.addItems(LANGUAGES)
-        self.lang_combo.setToolTip("The notes' language (a spaCy code: tokenisation and models)")
+        self.lang_combo.addItem(FROM_THE_NOTES, None)
+        for code in LANGUAGES:
+            self.lang_combo.addItem(language_name(code), code)
+        self.lang_combo.setToolTip("The notes' language: how they are split into words, which "
+                                   "tagger is trained, the surrogates' names and dates. Guessed "
+                                   "from the first notes imported, or chosen here (any spaCy code "
+                                   "may be typed: sv, pl, …). A project keeps its language.")
+        self.lang_combo.currentTextChanged.connect(self._validate)
         form.addRow("Language", self.lang_combo)
         layout.addLayout(form)
 
@@ -107,6 +119,7 @@ class NewProjectDialog(QDialog):
         layout.addWidget(self.hint)
         self.problem = QLabel()
         alert_text(self.problem)
+        self.problem.setWordWrap(True)
         layout.addWidget(self.problem)
         self.import_box = QCheckBox("Import notes into it now")
         self.import_box.setChecked(True)
@@ -129,13 +142,25 @@ class NewProjectDialog(QDialog):
     def encrypt(self) -> bool:
         return self.encrypt_box.isChecked()
 
+    def language(self) -> str | None:
+        """The language chosen: a spaCy code, or None for "from the notes"."""
+        text = self.lang_combo.currentText().strip()
+        index = self.lang_combo.findText(text)
+        if index >= 0:
+            return self.lang_combo.itemData(index)
+        return text or None
+
     def problem_text(self) -> str:
         """Why the dialog cannot be accepted yet ('' when it can)."""
         if not self.path_edit.text().strip():
-            return "Choose where the project file goes."
+            return CHOOSE_PATH
+        lang = self.language()
+        if lang is not None and language_problem(lang):
+            return (f"Notes in {lang!r} cannot be split into words here: choose a language from "
+                    f"the list, or type a spaCy code such as sv.")
         if self.encrypt:
             if not self.passphrase_edit.text():
-                return "Type a passphrase (twice)."
+                return TYPE_PASSPHRASE
             if self.passphrase_edit.text() != self.confirm_edit.text():
                 return "The two passphrases differ."
         return ""
@@ -145,7 +170,7 @@ class NewProjectDialog(QDialog):
             w.setEnabled(self.encrypt)
         problem = self.problem_text()
         # a mismatch is worth saying; an empty field is what the user is about to fill
-        self.problem.setText(problem if "differ" in problem else "")
+        self.problem.setText("" if problem in (CHOOSE_PATH, TYPE_PASSPHRASE) else problem)
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(not problem)
 
     def result_and_clear(self) -> NewProject:
@@ -156,8 +181,7 @@ class NewProjectDialog(QDialog):
         passphrase = self.passphrase_edit.text() if self.encrypt else None
         self.passphrase_edit.clear()
         self.confirm_edit.clear()
-        return NewProject(path, parse_labels(self.labels_edit.text()),
-                          self.lang_combo.currentText().strip() or "en", passphrase,
+        return NewProject(path, parse_labels(self.labels_edit.text()), self.language(), passphrase,
                           self.import_box.isChecked())
 
 
@@ -213,6 +237,7 @@ class ChangePassphraseDialog(QDialog):
         layout.addWidget(hint)
         self.problem = QLabel()
         alert_text(self.problem)
+        self.problem.setWordWrap(True)
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.button(QDialogButtonBox.Ok).setText("Change")

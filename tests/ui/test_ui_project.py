@@ -105,9 +105,42 @@ def test_the_new_project_dialog_checks_the_passphrase_twice_then_forgets_it(qtbo
     assert dialog.passphrase_edit.echoMode() == dialog.passphrase_edit.EchoMode.Password
     request = dialog.result_and_clear()
     assert request.path == tmp_path / "ward7.db"
-    assert request.labels == ["PATIENT", "DATE", "DOCTOR"] and request.lang == "en"
+    assert request.labels == ["PATIENT", "DATE", "DOCTOR"] and request.lang is None   # from the notes
     assert request.passphrase == PASS and request.import_notes
     assert dialog.passphrase_edit.text() == dialog.confirm_edit.text() == ""
+
+
+def test_the_new_project_dialog_takes_the_language_from_the_notes_unless_one_is_chosen(qtbot, tmp_path):
+    dialog = project_dialogs.NewProjectDialog(None, tmp_path / "p.db")
+    qtbot.addWidget(dialog)
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert dialog.lang_combo.currentText() == project_dialogs.FROM_THE_NOTES
+    assert dialog.language() is None and ok.isEnabled()
+    dialog.lang_combo.setCurrentIndex(dialog.lang_combo.findText("German (de)"))
+    assert dialog.language() == "de"
+    dialog.lang_combo.setEditText("sv")                      # any code spaCy tokenizes
+    assert dialog.language() == "sv" and ok.isEnabled() and not dialog.problem.text()
+    dialog.lang_combo.setEditText("englsh")
+    assert not ok.isEnabled() and "'englsh' cannot be split into words" in dialog.problem.text()
+    dialog.lang_combo.setEditText("")
+    assert dialog.language() is None and ok.isEnabled() and not dialog.problem.text()
+
+
+def test_a_new_project_takes_the_language_of_the_first_notes_imported(qtbot, tmp_path, make_window,
+                                                                      monkeypatch):
+    from language_fixtures import german_notes
+
+    src = tmp_path / "de.jsonl"
+    write_corpus("jsonl", german_notes(6).without_spans(), src)
+    monkeypatch.setattr(project_dialogs, "ask_new_project", lambda parent, start: project_dialogs.NewProject(
+        tmp_path / "de.db", [], None, None, True))
+    w = make_window()
+    monkeypatch.setattr(w, "import_notes", lambda *a: w.controller.import_notes("jsonl", str(src)))
+    with qtbot.waitSignal(w.jobFinished, timeout=60000):
+        w.new_project()
+        assert w.project.language_pending
+    assert w.project.lang == "de" and not w.project.language_pending, w.errors
+    assert "The notes' language: German (de), guessed from the notes" in w.statusBar().currentMessage()
 
 
 @needs_sqlcipher
