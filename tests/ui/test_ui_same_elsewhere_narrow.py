@@ -138,3 +138,15 @@ def test_the_key_that_applies_is_written_in_the_dock_and_works_at_half_a_screen(
     window.editor.setFocus()
     QTest.keyClick(window.editor, Qt.Key_Return, Qt.AltModifier)
     assert window.session.proposals == [] and panel.list.count() == 0, "applied"
+
+
+def test_the_key_applies_from_the_list_too(window, qtbot, offered):
+    """Unticking an occurrence in the list (Space) and applying the rest needs no mouse."""
+    resize(window, qtbot, 683, 700)
+    panel = window.propagation
+    panel.list.setFocus()
+    panel.list.setCurrentRow(0)
+    QTest.keyClick(panel.list, Qt.Key_Space)
+    assert panel.checked()[0] is not offered[0].checked, "Space ticks or unticks it"
+    QTest.keyClick(panel.list, Qt.Key_Return, Qt.AltModifier)
+    assert window.session.proposals == [], "applied"
