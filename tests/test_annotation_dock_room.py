@@ -1,8 +1,9 @@
 """When the side docks give their room to the note or the dashboard (no Qt)."""
 from __future__ import annotations
 
-from deid_annotator.annotation.dock_room import (ASIDE, MIN_NOTE_CHARS, NARROW, Column, annotating_steps,
-                                                 columns_that_fit, note_width, plan, widest_first)
+from deid_annotator.annotation.dock_room import (ASIDE, MIN_NOTE_CHARS, NARROW, SHORT_TITLES,
+                                                 Column, annotating_steps, button_rows, columns_that_fit,
+                                                 first_that_fits, note_width, plan, widest_first)
 
 #: The main window's columns as they open: the batch list 306 wide, the labels 392 and
 #: 210 in one column (separators included).
@@ -80,3 +81,35 @@ def test_the_palette_stands_in_as_many_columns_as_fit():
     assert columns_that_fit(buttons, 198, 4, 4) == 3                 # a row of three and one
     assert columns_that_fit(buttons, 197, 4, 4) == 2                 # 100 + 70 + 4
     assert columns_that_fit([120], 500, 4, 2) == 1
+
+
+def test_a_title_is_shortened_to_words_that_fit_not_cut():
+    full, *short = ("Same decision elsewhere",) + SHORT_TITLES["Same decision elsewhere"]
+    assert all(len(s) < len(full) for s in short) and not any("…" in s for s in short)
+    widths = [152, 99, 62]
+    assert first_that_fits(widths, 362) == 0, "room for the whole title: it is shown whole"
+    assert first_that_fits(widths, 152) == 0
+    assert first_that_fits(widths, 151) == 1
+    assert first_that_fits(widths, 70) == 2
+    assert first_that_fits(widths, 40) == 2, "the shortest where none fits"
+
+
+#: The same decision elsewhere's buttons (Apply checked, All, None, Dismiss): their
+#: preferred widths (the style's least button width is 80) and the widths of their text.
+HINTS = [102, 80, 80, 80]
+LEAST = [101, 29, 45, 60]
+
+
+def test_the_buttons_stay_in_one_row_where_it_fits():
+    assert button_rows(HINTS, LEAST, 372, 6) == [[0, 1, 2, 3]]
+    assert button_rows(HINTS, LEAST, 360, 6) == [[0, 1, 2, 3]]
+
+
+def test_narrowed_the_main_action_takes_a_row_and_the_others_share_the_next():
+    """Not four rows of one, squeezed or scrolled: Apply checked (the one with a key) on
+    its own row, All, None and Dismiss beside one another under it."""
+    assert button_rows(HINTS, LEAST, 359, 6) == [[0], [1, 2, 3]]
+    assert button_rows(HINTS, LEAST, 164, 6) == [[0], [1, 2, 3]]
+    assert button_rows(HINTS, LEAST, 140, 6) == [[0], [1, 2], [3]]
+    assert button_rows(HINTS, LEAST, 60, 6) == [[0], [1], [2], [3]], "one a row where even two do not fit"
+    assert button_rows([], [], 100, 6) == [[]]

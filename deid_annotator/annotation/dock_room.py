@@ -19,6 +19,12 @@ ones do without it; the columns come back, by the same rule, as the window widen
   would leave the same decision elsewhere too narrow to read beside the batch list, so
   the batch list steps aside before the labels narrow.
 * The dashboard (:func:`widest_first`): the columns step aside, the widest first.
+
+Inside a narrowed column a dock keeps what is used every few seconds whole rather than
+scrolled or cut: the same decision elsewhere (under the labels at half a screen) shows
+its title in words of its own (:data:`SHORT_TITLES`, :func:`first_that_fits`), its
+buttons in rows (:func:`button_rows`) and its list of occurrences at least
+:data:`MIN_OCCURRENCE_LINES` lines high; the labels above it scroll instead.
 """
 from __future__ import annotations
 
@@ -124,5 +130,41 @@ def columns_that_fit(widths: Sequence[int], room: int, spacing: int, most: int) 
     return 1
 
 
-__all__ = ["ANNOTATING_NEED", "ASIDE", "MIN_NOTE_CHARS", "MIN_WINDOW_WIDTH", "NARROW", "Column", "annotating_steps",
-           "columns_that_fit", "note_width", "plan", "widest_first"]
+#: Shorter titles of the docks whose title does not fit a narrowed column, from the longest:
+#: Qt would cut "Same decision elsewhere" to "Same decision elsewh…" at half a screen.
+SHORT_TITLES = {"Same decision elsewhere": ("Same elsewhere", "Elsewhere")}
+
+#: The list of the same decision's occurrences keeps at least this many lines of text: at
+#: half a screen one occurrence wraps to about five (where, what, how sure; the text around
+#: it), and the first line of the next shows that there are more.
+MIN_OCCURRENCE_LINES = 6
+
+
+def first_that_fits(widths: Sequence[float], room: float) -> int:
+    """Of texts ``widths`` wide, the longest first, the index of the first that fits
+    ``room``; the last where none does."""
+    return next((i for i, width in enumerate(widths) if width <= room), len(widths) - 1)
+
+
+def button_rows(hints: Sequence[int], least: Sequence[int], room: int, spacing: int) -> list[list[int]]:
+    """A row of buttons (their indexes) in rows for ``room``: one row where they fit at
+    their preferred widths (``hints``); else the first, the main action, alone on a full
+    row, and the others, in order, in rows of as many as fit at their ``least`` widths."""
+    def fits(widths: Sequence[int]) -> bool:
+        return sum(widths) + spacing * (len(widths) - 1) <= room
+
+    if not hints or fits(hints):
+        return [list(range(len(hints)))]
+    rows = [[0]]
+    row: list[int] = []
+    for i in range(1, len(hints)):
+        if row and not fits([least[j] for j in row + [i]]):
+            rows.append(row)
+            row = []
+        row.append(i)
+    return rows + [row] if row else rows
+
+
+__all__ = ["ANNOTATING_NEED", "ASIDE", "MIN_NOTE_CHARS", "MIN_OCCURRENCE_LINES", "MIN_WINDOW_WIDTH", "NARROW",
+           "SHORT_TITLES", "Column", "annotating_steps", "button_rows", "columns_that_fit", "first_that_fits",
+           "note_width", "plan", "widest_first"]

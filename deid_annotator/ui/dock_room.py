@@ -17,7 +17,7 @@ said in the status bar, and its View menu entry is unticked.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QSizePolicy, QStyle, QWidget
 
 from ..annotation.dock_room import (ASIDE, MIN_WINDOW_WIDTH, NARROW, Column, annotating_steps, note_width,
                                     plan, widest_first)
+from . import dock_title
 from .reflow_grid import ReflowGrid, least_width
 
 SIDE_AREAS = (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea)
@@ -46,13 +47,15 @@ class Tenant:
 
 @dataclass
 class GivenWay:
-    """A dock column that gave way: its docks, the one in front, its width before, and
-    how it gave way (NARROW or ASIDE)."""
+    """A dock column that gave way: its docks, the one in front, its width before, how it
+    gave way (NARROW or ASIDE), and the heights of its docks in front before (narrowed,
+    a dock shown whole, the same decision elsewhere, takes more of the column's height)."""
 
     docks: list[QDockWidget]
     front: QDockWidget | None
     width: int
     state: str
+    heights: dict[QDockWidget, int] = field(default_factory=dict)
 
 
 def in_front(dock: QDockWidget) -> bool:
@@ -194,11 +197,12 @@ class DockRoom(QObject):
                     dock.show()
                 if given.front is not None:
                     given.front.raise_()     # tabbed docks: the one in front before
-            # the width it had before it gave way: kept across narrowing and stepping aside
+            # the width and heights it had before it gave way: kept across narrowing and stepping aside
             width = given.width if given is not None else max(d.width() for d in docks if in_front(d))
+            heights = given.heights if given is not None else {d: d.height() for d in docks if in_front(d)}
             if state == ASIDE:
                 front = next((d for d in docks if in_front(d)), None)
-                self.given[area] = GivenWay(docks, front, width, ASIDE)
+                self.given[area] = GivenWay(docks, front, width, ASIDE, heights)
                 for dock in docks:
                     dock.hide()
                 return
@@ -206,19 +210,32 @@ class DockRoom(QObject):
             set_reflow(docks, state == NARROW)
             self._relayout()
             if state == NARROW:
-                self.given[area] = GivenWay(docks, front, width, NARROW)
+                self.given[area] = GivenWay(docks, front, width, NARROW, heights)
                 self.window.resizeDocks([front], [max(narrowest(d) for d in docks)], Qt.Horizontal)
             else:
                 del self.given[area]
                 self.window.resizeDocks([front], [width], Qt.Horizontal)
+                self._restore_heights(heights)
         finally:
             self._acting = False
 
+    def _restore_heights(self, heights: dict[QDockWidget, int]) -> None:
+        """Give the column's docks the heights they had before it gave way; the first (the
+        labels, which scroll) takes what the window's height changed since."""
+        shown = sorted((d for d in heights if in_front(d)), key=lambda d: d.y())
+        if len(shown) < 2:
+            return
+        self._relayout()
+        sizes = [heights[d] for d in shown]
+        sizes[0] += sum(d.height() for d in shown) - sum(sizes)
+        self.window.resizeDocks(shown, sizes, Qt.Vertical)
+
     def _say(self, columns: list[GivenWay]) -> None:
-        """Name the columns that stepped aside by their dock in front; briefly: beside the
+        """Name the columns that stepped aside by their dock in front, as the View menu
+        does (a title may be shortened to its narrowed column); briefly: beside the
         annotator's name and the project's path, half a laptop screen leaves the status
         bar's message about 25 characters."""
-        names = [(c.front or c.docks[0]).windowTitle() for c in columns]
+        names = [(c.front or c.docks[0]).toggleViewAction().text() for c in columns]
         self.window.statusBar().showMessage(f"{', '.join(names)} aside: View menu", MESSAGE_MS)
 
     def _watch(self, dock: QDockWidget) -> None:
@@ -267,6 +284,7 @@ def keep_to_width(label: QLabel) -> None:
 def install(window) -> DockRoom:
     """The note (the Annotate tab) and the dashboard, each with its rule."""
     editor = window.editor
+    dock_title.install(window)     # a title that does not fit its narrowed column: fewer words
     annotate = Tenant(window.tabs.widget(0), editor, lambda: note_need(editor), annotating_steps)
     dashboard = Tenant(window.dashboard, window.dashboard, window.dashboard.comfortable_width,
                        lambda columns, _names: widest_first(columns))

@@ -4,7 +4,12 @@ Without it a dock asks for its panel's full height (the Labels dock with 25+ lab
 the legend and the guidelines: nearly 600 pixels), and the window cannot be made shorter
 than its docks together: on a 1366x768 laptop it would not fit the screen. In a scroll
 area the dock can be short and scrolls; its width stays that of its panel, so nothing
-is cut off sideways."""
+is cut off sideways.
+
+A panel used every few seconds (the same decision elsewhere) is not scrolled: it has a
+``least_height(width)`` (its list scrolls within it), and the area asks for that height
+at its width, so that its buttons are never below the dock's bottom; the other docks of
+its column (the labels) scroll instead."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
@@ -30,6 +35,7 @@ class DockScrollArea(QScrollArea):
         self.viewport().setAutoFillBackground(False)
         panel.setAutoFillBackground(False)
         panel.installEventFilter(self)
+        self._least: int | None = None      # the whole panel's least height, as last asked
 
     def eventFilter(self, watched, event) -> bool:
         # the panel's minimum size changes (labels set again, guidelines loaded)
@@ -42,13 +48,22 @@ class DockScrollArea(QScrollArea):
         super().resizeEvent(event)
         self._fit()
 
+    def _whole_height(self, width: int) -> int | None:
+        """The least height of a panel shown whole at ``width``; None for one that scrolls."""
+        least = getattr(self.widget(), "least_height", None)
+        return None if least is None else least(max(width, self.widget().minimumSizeHint().width()))
+
     def _fit(self) -> None:
         panel = self.widget()
         if panel is None:
             return
-        need = panel.minimumSizeHint().height()
         height = self.height() - 2 * self.frameWidth()
         width = self.width() - 2 * self.frameWidth()
+        whole = self._whole_height(width)
+        need = panel.minimumSizeHint().height() if whole is None else whole
+        if whole is not None and whole != self._least:
+            self._least = whole
+            self.updateGeometry()            # the dock asks for it (its caption wrapped anew)
         if need > height:  # it scrolls: the bar takes its width from the panel
             width -= self.verticalScrollBar().sizeHint().width()
         panel.resize(max(width, panel.minimumSizeHint().width()), max(height, need))
@@ -58,7 +73,9 @@ class DockScrollArea(QScrollArea):
 
     def minimumSizeHint(self) -> QSize:
         inner = self.widget().minimumSizeHint()
-        return QSize(inner.width() + self._bar_width(), min(inner.height(), MIN_HEIGHT))
+        whole = self._whole_height(self.width() - 2 * self.frameWidth())
+        height = min(inner.height(), MIN_HEIGHT) if whole is None else whole + 2 * self.frameWidth()
+        return QSize(inner.width() + self._bar_width(), height)
 
     def sizeHint(self) -> QSize:
         inner = self.widget().sizeHint()

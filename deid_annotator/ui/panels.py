@@ -1,23 +1,25 @@
 """The side panels: the batch (its notes, progress, next batch, submit, the minimum
 confidence of the model's pre-annotations), the legend (labels with their keys and
 colours, and how span states look), and the propagation preview (the same decision
-elsewhere, with checkboxes)."""
+elsewhere, with checkboxes; whole, never scrolled, in a narrowed dock)."""
 from __future__ import annotations
 
 import threading
 from typing import Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame,
                                QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QProgressBar, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from ..annotation.config import BATCH_SIZES, STRATEGIES
+from ..annotation.dock_room import MIN_OCCURRENCE_LINES
+from ..annotation.keymap import COMMANDS
 from ..annotation.palette import STATE_TEXT, is_dark, label_tones, readable_on, span_style
 from .editor import span_format, theme_of
-from .reflow_grid import ReflowGrid
+from .reflow_grid import ButtonRows, ReflowGrid
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
 STATUS_TEXT = {"todo": "to do", "in_progress": "in progress", "done": "done"}
@@ -31,6 +33,12 @@ def status_color(status: str, base: QColor) -> QColor:
     base_name = base.name()
     colors = STATUS_COLOR_DARK if is_dark(base_name) else STATUS_COLOR
     return QColor(readable_on(base_name, colors.get(status, "#000000")))
+
+
+def command_key(name: str) -> str:
+    """The first key of the command ``name``, as this platform's menus write it."""
+    keys = next(c.keys for c in COMMANDS if c.name == name)
+    return QKeySequence(keys[0]).toString(QKeySequence.NativeText)
 
 
 def muted(label: QLabel) -> QLabel:
@@ -408,7 +416,10 @@ class LegendPanel(QWidget):
 
 
 class PropagationPanel(QWidget):
-    """The other occurrences of the last added or rejected string, with checkboxes."""
+    """The other occurrences of the last added or rejected string, with checkboxes.
+
+    Used every few seconds, it is shown whole: its dock asks for :meth:`least_height`
+    (the list scrolls within it), and in a narrowed dock its buttons stand in rows."""
 
     applyRequested = Signal(list)      # list[bool]: checked, per proposal
     dismissRequested = Signal()
@@ -416,6 +427,7 @@ class PropagationPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.apply_key = command_key("apply_propagation")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.title = QLabel("After you add or reject a span, its other occurrences in the batch "
@@ -430,10 +442,11 @@ class PropagationPanel(QWidget):
         self.list.itemDoubleClicked.connect(lambda item: self.proposalOpened.emit(self.list.row(item)))
         self.list.setToolTip("Checked: apply. Double-click: show it in its note.")
         self.list.setAccessibleName("Same decision elsewhere: occurrences to apply it to")
+        self._keep_list_readable()
         layout.addWidget(self.list, 1)
-        row = ReflowGrid(4)   # a row; two rows (or more) in a narrowed dock
+        self.buttons = ButtonRows()   # a row; the main action alone above the others in a narrowed dock
         self.apply_button = QPushButton("Apply checked")
-        self.apply_button.setToolTip("Apply to the checked occurrences (Alt+Enter); one undo step")
+        self.apply_button.setToolTip(f"Apply to the checked occurrences ({self.apply_key}); one undo step")
         self.apply_button.clicked.connect(lambda: self.applyRequested.emit(self.checked()))
         self.all_button = QPushButton("All")
         self.all_button.clicked.connect(lambda: self._check_all(True))
@@ -441,9 +454,28 @@ class PropagationPanel(QWidget):
         self.none_button.clicked.connect(lambda: self._check_all(False))
         self.dismiss_button = QPushButton("Dismiss")
         self.dismiss_button.clicked.connect(self.dismissRequested)
-        row.set_widgets([self.apply_button, self.all_button, self.none_button, self.dismiss_button])
-        layout.addWidget(row)
+        self.buttons.set_widgets([self.apply_button, self.all_button, self.none_button, self.dismiss_button])
+        layout.addWidget(self.buttons)
         self.set_proposals([], "")
+
+    def _keep_list_readable(self) -> None:
+        frame = 2 * self.list.frameWidth()
+        self.list.setMinimumHeight(MIN_OCCURRENCE_LINES * self.list.fontMetrics().lineSpacing() + frame)
+
+    def least_height(self, width: int) -> int:
+        """The least height at which all of it shows at ``width``: the caption's lines, the
+        list's least height and the buttons' rows."""
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        return (margins.top() + self.title.heightForWidth(inner) + layout.spacing()
+                + self.list.minimumHeight() + layout.spacing()
+                + self.buttons.height_for(inner) + margins.bottom())
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.FontChange:
+            self._keep_list_readable()
 
     def set_proposals(self, proposals: Sequence, origin: str, current_note: str | None = None) -> None:
         self.list.clear()
@@ -460,7 +492,7 @@ class PropagationPanel(QWidget):
         if proposals:
             n = sum(p.checked for p in proposals)
             self.title.setText(f"<b>{origin}</b> — {len(proposals)} other occurrence(s), "
-                               f"{n} checked. Apply the same?")
+                               f"{n} checked. Apply the same? ({self.apply_key})")
         elif origin:
             self.title.setText(f"{origin} — no other occurrence in this batch.")
         else:

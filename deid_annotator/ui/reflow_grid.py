@@ -7,15 +7,23 @@ as it was; there, a :class:`ReflowGrid` is set to reflow: it asks only for its w
 widget and takes fewer columns (more rows, which the dock scrolls) where the width is
 less than a full row needs (:func:`~deid_annotator.annotation.dock_room.columns_that_fit`).
 Elsewhere it lays out and asks for a full row, as a plain grid does.
+
+A row of buttons whose first is the main action (the same decision elsewhere's *Apply
+checked*) is a :class:`ButtonRows`: reflowing where the row does not fit, the first
+stands alone on a full row and the others share the rows under it, each button at least
+as wide as its text (:func:`~deid_annotator.annotation.dock_room.button_rows`), rather
+than one a row, squeezed by the style's least button width.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QGridLayout, QWidget
+import math
 
-from ..annotation.dock_room import columns_that_fit
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QGridLayout, QPushButton, QStyle, QStyleOptionButton, QWidget
+
+from ..annotation.dock_room import button_rows, columns_that_fit
 
 
 class ReflowGrid(QWidget):
@@ -84,6 +92,69 @@ class ReflowGrid(QWidget):
         return QSize(min(hint.width(), widest), hint.height())
 
 
+def least_button_width(button: QPushButton) -> int:
+    """The width of the button's text and the style's margins around it (styles make a
+    button with text at least 75 or 80 pixels wide, which "All" does not need)."""
+    option = QStyleOptionButton()
+    option.initFrom(button)            # no text: the style's least width is for buttons with text
+    metrics = button.fontMetrics()
+    text = QSize(metrics.horizontalAdvance(button.text()), metrics.height())
+    return button.style().sizeFromContents(QStyle.CT_PushButton, option, text, button).width()
+
+
+class ButtonRows(ReflowGrid):
+    """Buttons in one row; reflowing, in the rows of
+    :func:`~deid_annotator.annotation.dock_room.button_rows` for its width (the first
+    alone, the others under it). ``columns`` is the rows (tuples of the buttons' indexes)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(1, parent=parent)
+
+    def set_reflow(self, on: bool) -> None:
+        # reflowing, a button may be as narrow as its text; else the style's least width
+        for widget in self._widgets:
+            widget.setMinimumWidth(least_button_width(widget) if on else 0)
+        super().set_reflow(on)
+
+    def rows_for(self, width: int) -> tuple[tuple[int, ...], ...]:
+        """The rows its buttons stand in at ``width``."""
+        if not self.reflow or not self._widgets:
+            return (tuple(range(len(self._widgets))),)
+        hints = [w.sizeHint().width() for w in self._widgets]
+        least = [least_button_width(w) for w in self._widgets]
+        return tuple(map(tuple, button_rows(hints, least, width, self.grid.horizontalSpacing())))
+
+    def height_for(self, width: int) -> int:
+        """Its height at ``width``: its rows, each as tall as the tallest button."""
+        rows = len(self.rows_for(width))
+        tallest = max((w.sizeHint().height() for w in self._widgets), default=0)
+        return rows * tallest + (rows - 1) * max(0, self.grid.verticalSpacing())
+
+    def _fitting(self):
+        return self.rows_for(self.width() if self.isVisible() else 1 << 20)
+
+    def _place(self) -> None:
+        for widget in self._widgets:
+            self.grid.removeWidget(widget)
+        if not self._widgets:
+            return
+        rows = self.columns if isinstance(self.columns, tuple) else self.rows_for(1 << 20)
+        # as many grid columns as every row divides evenly: a row of one spans them all
+        across = math.lcm(*(len(row) for row in rows if row))
+        for r, row in enumerate(rows):
+            span = across // len(row)
+            for i, index in enumerate(row):
+                self.grid.addWidget(self._widgets[index], r, i * span, 1, span)
+
+    def minimumSizeHint(self) -> QSize:
+        """Reflowing, as wide as its widest button's text (each on a row of its own)."""
+        hint = QWidget.minimumSizeHint(self)
+        if not self.reflow:
+            return hint
+        widest = max((least_button_width(w) for w in self._widgets), default=hint.width())
+        return QSize(min(hint.width(), widest), hint.height())
+
+
 def least_width(widget: QWidget) -> int:
     """The least width of ``widget`` with the grids in it reflowing (they are left as they were)."""
     grids = [g for g in widget.findChildren(ReflowGrid) if not g.reflow]
@@ -96,4 +167,4 @@ def least_width(widget: QWidget) -> int:
     return width
 
 
-__all__ = ["ReflowGrid", "least_width"]
+__all__ = ["ButtonRows", "ReflowGrid", "least_button_width", "least_width"]

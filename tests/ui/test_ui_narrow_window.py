@@ -35,12 +35,13 @@ def note_line(window) -> float:
 
 
 def docks_shown(window) -> set[str]:
-    return {d.windowTitle() for d in window.findChildren(QDockWidget) if d.isVisible()}
+    """By their names (a title may be shortened to a narrowed column)."""
+    return {d.objectName() for d in window.findChildren(QDockWidget) if d.isVisible()}
 
 
 def dock_widths(window) -> dict[str, int]:
     """Of the docks in front (one behind another's tab has a width of no meaning)."""
-    return {d.windowTitle(): d.width() for d in window.findChildren(QDockWidget)
+    return {d.objectName(): d.width() for d in window.findChildren(QDockWidget)
             if d.isVisible() and not d.visibleRegion().isEmpty()}
 
 
