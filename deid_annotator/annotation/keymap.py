@@ -47,7 +47,7 @@ COMMANDS: tuple[Command, ...] = (
             "accept every pending span of this note, mark it done and open the next one"),
     Command("next_note", "Next note", ("Ctrl+PgDown",), "note", "open the next note of the batch"),
     Command("previous_note", "Previous note", ("Ctrl+PgUp",), "note", "open the previous note"),
-    Command("apply_propagation", "Apply to other occurrences", ("Alt+Return",), "note",
+    Command("apply_propagation", "Apply to other occurrences", ("Alt+Return", "Alt+Enter"), "note",
             "apply the last decision to the checked occurrences in the propagation panel"),
     Command("undo", "Undo", ("Ctrl+Z",), "edit", "take back your last action"),
     Command("redo", "Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "edit", "do again what you undid"),

@@ -4,6 +4,7 @@ colours, and how span states look), and the propagation preview (the same decisi
 elsewhere, with checkboxes; whole, never scrolled, in a narrowed dock)."""
 from __future__ import annotations
 
+import html
 import threading
 from typing import Sequence
 
@@ -433,6 +434,7 @@ class PropagationPanel(QWidget):
         self.title = QLabel("After you add or reject a span, its other occurrences in the batch "
                             "are listed here.")
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.RichText)   # always: the origin is escaped, never sniffed
         layout.addWidget(self.title)
         self.list = QListWidget()
         self.list.setWordWrap(True)
@@ -489,12 +491,13 @@ class PropagationPanel(QWidget):
             item.setData(Qt.AccessibleTextRole, f"{where}: {p.description}, {match}")
             item.setData(Qt.AccessibleDescriptionRole, f"“{p.text}” in {p.note_id}: {p.context}")
             self.list.addItem(item)
+        shown = html.escape(origin)      # the note's own text: "<", "&" are the note's, not markup
         if proposals:
             n = sum(p.checked for p in proposals)
-            self.title.setText(f"<b>{origin}</b> — {len(proposals)} other occurrence(s), "
+            self.title.setText(f"<b>{shown}</b> — {len(proposals)} other occurrence(s), "
                                f"{n} checked. Apply the same? ({self.apply_key})")
         elif origin:
-            self.title.setText(f"{origin} — no other occurrence in this batch.")
+            self.title.setText(f"{shown} — no other occurrence in this batch.")
         else:
             self.title.setText("After you add or reject a span, its other occurrences in the batch "
                                "are listed here.")

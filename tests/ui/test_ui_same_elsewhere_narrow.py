@@ -150,3 +150,32 @@ def test_the_key_applies_from_the_list_too(window, qtbot, offered):
     assert panel.checked()[0] is not offered[0].checked, "Space ticks or unticks it"
     QTest.keyClick(panel.list, Qt.Key_Return, Qt.AltModifier)
     assert window.session.proposals == [], "applied"
+
+
+@pytest.mark.parametrize("proposed", [True, False], ids=["with-occurrences", "without"])
+def test_the_caption_shows_the_notes_own_text_never_as_markup(qtbot, proposed):
+    """The origin quotes the note ("BP <90 & <b>"): shown as written, not read as HTML."""
+    from types import SimpleNamespace
+
+    from PySide6.QtGui import QTextDocument
+
+    from deid_annotator.ui.panels import PropagationPanel
+
+    panel = PropagationPanel()
+    qtbot.addWidget(panel)
+    origin = "added 'BP <90 & <b>x</b>' as DATE"
+    proposals = [SimpleNamespace(note_id="n2", description="add DATE", exact=True, score=100.0,
+                                 context="… BP <90 & <b>x</b> …", checked=True, start=3, end=20,
+                                 text="BP <90 & <b>x</b>")] if proposed else []
+    panel.set_proposals(proposals, origin)
+    document = QTextDocument()
+    document.setHtml(panel.title.text())
+    assert origin in document.toPlainText()
+
+
+def test_alt_enter_applies_as_alt_return_does(window, qtbot, offered):
+    """The keypad's Enter with Alt applies too, as Enter and Ctrl+Enter work beside Return
+    and Ctrl+Return (the getting-started guide says Alt+Enter)."""
+    window.editor.setFocus()
+    QTest.keyClick(window.editor, Qt.Key_Enter, Qt.AltModifier)
+    assert window.session.proposals == [] and window.propagation.list.count() == 0, "applied"
