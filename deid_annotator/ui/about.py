@@ -3,6 +3,7 @@ the licence of every shipped component (its text shown when the row is selected)
 The facts come from :mod:`deid_annotator.licenses` (package metadata, no Qt)."""
 from __future__ import annotations
 
+import html
 from functools import lru_cache
 
 from PySide6 import __version__ as PYSIDE_VERSION
@@ -61,7 +62,7 @@ class AboutDialog(QDialog):
         self.header = QLabel(
             f"<h2>deid-annotator {info['deid_annotator']}</h2><p>{DESCRIPTION}</p>"
             f"<p><b>Versions</b> ({how}): {versions}</p>"
-            f"<p><b>Data folder</b>: {info['data_folder']}</p>")
+            f"<p><b>Data folder</b>: {html.escape(str(info['data_folder']))}</p>")
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
 

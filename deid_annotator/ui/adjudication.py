@@ -12,6 +12,7 @@ logic is in :mod:`deid_annotator.team.adjudication`; this is only its view.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -211,7 +212,7 @@ class AdjudicationView(QWidget):
             self.rows = [DecisionRow(*m.key, m.annotators, m.key in gold) for m in c.marked]
             self.rows += [DecisionRow(*s.key, who.get(s.key, ()), True) for s in c.gold if s.key not in who]
             self.method, self.method_details = c.adjudication["method"], {}
-            decided = (f" — decided by {c.adjudication['adjudicator']} ({c.adjudication['method']}) "
+            decided = (f" — decided by {html.escape(c.adjudication['adjudicator'])} ({c.adjudication['method']}) "
                        f"on {c.adjudication['decided'][:16]}")
             left_out = ""
         else:   # start from the spans everyone agrees on (apart, should their versions overlap)
@@ -222,7 +223,7 @@ class AdjudicationView(QWidget):
             left_out = _with_dropped("spans everyone marked chosen", agreed) if agreed.dropped else ""
         self._sort_rows()
         self._fill_table()
-        self.header.setText(f"<b>{note_id}</b>: {len(c.versions)} versions, {len(c.marked)} distinct "
+        self.header.setText(f"<b>{html.escape(note_id)}</b>: {len(c.versions)} versions, {len(c.marked)} distinct "
                             f"spans, {len(c.disputed)} disputed{decided}")
         self.status.setText(left_out)
 
@@ -248,7 +249,7 @@ class AdjudicationView(QWidget):
             bv = QVBoxLayout(box)
             bv.setContentsMargins(2, 2, 2, 2)
             spans = c.versions[annotator]
-            bv.addWidget(QLabel(f"<b>{annotator}</b> — {len(spans)} span(s)"))
+            bv.addWidget(QLabel(f"<b>{html.escape(annotator)}</b> — {len(spans)} span(s)"))
             editor = NoteEditor()
             editor.setObjectName(f"version:{annotator}")
             # agreed spans are drawn accepted, disputed ones pending: the table says it in words

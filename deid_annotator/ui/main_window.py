@@ -16,6 +16,7 @@ window never stalls).
 """
 from __future__ import annotations
 
+import html
 import os
 import time
 from pathlib import Path
@@ -534,7 +535,8 @@ class MainWindow(QMainWindow):
               else " · <b>read-only</b> (submitted)" if s.read_only else "")
         batch = f"Batch {s.batch.number} · " if s.batch else ""
         self.header.setText(
-            f"{batch}note {i} of {len(s.batch_notes)}: <b>{s.note.id}</b> · {status.replace('_', ' ')}{ro}"
+            f"{batch}note {i} of {len(s.batch_notes)}: <b>{html.escape(s.note.id)}</b> · "
+            f"{status.replace('_', ' ')}{ro}"
             f" &nbsp;—&nbsp; {c['pending']} pending · {c['accepted'] + c['corrected']} accepted · "
             f"{c['rejected']} rejected")
 

@@ -9,6 +9,7 @@ cleared as soon as the value is read, nothing is written anywhere (Python cannot
 """
 from __future__ import annotations
 
+import html
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +195,7 @@ class PassphraseDialog(QDialog):
         self.setWindowTitle("Encrypted project")
         self.setObjectName("passphraseDialog")
         layout = QVBoxLayout(self)
-        label = QLabel(f"<b>{Path(path).name}</b> is encrypted. Its passphrase:")
+        label = QLabel(f"<b>{html.escape(Path(path).name)}</b> is encrypted. Its passphrase:")
         label.setToolTip(str(path))
         layout.addWidget(label)
         self.field = _password_field("passphrase")
@@ -220,7 +221,7 @@ class ChangePassphraseDialog(QDialog):
         self.setWindowTitle("Change the passphrase")
         self.setObjectName("changePassphraseDialog")
         layout = QVBoxLayout(self)
-        note = QLabel(f"Re-encrypt <b>{Path(path).name}</b> under a new passphrase. Backups made "
+        note = QLabel(f"Re-encrypt <b>{html.escape(Path(path).name)}</b> under a new passphrase. Backups made "
                       f"before keep the old one.")
         note.setWordWrap(True)
         layout.addWidget(note)
