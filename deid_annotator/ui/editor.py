@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Callable, Sequence
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QKeyEvent, QPainter, QPalette,
                            QPen, QSyntaxHighlighter, QTextCharFormat, QTextCursor)
@@ -176,6 +177,12 @@ class SpanHighlighter(QSyntaxHighlighter):
                 self.setFormat(a - start, b - a, fmt)
                 if tail is not None and start <= last < end:
                     self.setFormat(last - start, 1, tail)
+
+
+def plain_tooltip(text: str) -> str:
+    """``text`` as a tooltip shows it, as written: a tooltip quoting the note ("<b>", "&")
+    would otherwise be read as rich text (Qt guesses by the first line)."""
+    return QtGui.Qt.convertFromPlainText(text)
 
 
 class NoteEditor(QPlainTextEdit):
@@ -475,7 +482,7 @@ class NoteEditor(QPlainTextEdit):
         if event.type() == QEvent.ToolTip:
             text = self.tooltip_for(self.offset_at(event.pos()))
             if text:
-                QToolTip.showText(event.globalPos(), text, self.viewport())
+                QToolTip.showText(event.globalPos(), plain_tooltip(text), self.viewport())
             else:
                 QToolTip.hideText()
                 event.ignore()

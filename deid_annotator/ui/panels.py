@@ -19,7 +19,7 @@ from ..annotation.config import BATCH_SIZES, STRATEGIES
 from ..annotation.dock_room import MIN_OCCURRENCE_LINES
 from ..annotation.keymap import COMMANDS
 from ..annotation.palette import STATE_TEXT, is_dark, label_tones, readable_on, span_style
-from .editor import span_format, theme_of
+from .editor import plain_tooltip, span_format, theme_of
 from .reflow_grid import ButtonRows, ReflowGrid
 
 STATUS_MARK = {"todo": "○", "in_progress": "◐", "done": "●"}
@@ -487,7 +487,7 @@ class PropagationPanel(QWidget):
             item = QListWidgetItem(f"{where} · {p.description} · {match}\n{p.context}")
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Checked if p.checked else Qt.Unchecked)
-            item.setToolTip(f"{p.note_id} {p.start}-{p.end}: {p.text!r}")
+            item.setToolTip(plain_tooltip(f"{p.note_id} {p.start}-{p.end}: {p.text!r}"))
             item.setData(Qt.AccessibleTextRole, f"{where}: {p.description}, {match}")
             item.setData(Qt.AccessibleDescriptionRole, f"“{p.text}” in {p.note_id}: {p.context}")
             self.list.addItem(item)

@@ -72,3 +72,36 @@ def test_the_adjudication_view_names_notes_and_annotators_as_written(qtbot, tmp_
     assert f"bob <& co> — {len(spans) - 1} span(s)" in names, names
     view.close()
     w.close()
+
+
+def test_a_spans_tooltip_quotes_the_note_as_written(qtbot, tmp_path, gold):
+    """Notes exported from web pages keep their tags: a span over "<b>Dr Ames</b>" is
+    described with them, not in bold."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    from deid_annotator.annotation.config import AppConfig
+    from deid_annotator.corpus import Span
+    from deid_annotator.ui.main_window import MainWindow
+
+    text = "Seen by <b>Dr Ames</b> & team today; plan discussed."
+    start = text.index("<b>")
+    # (the stand-in pre-annotator drops some spans at random, by note id: not this one)
+    tagged = Note("web-2", text, {}, [Span(start, text.index(" &"), "DOCTOR")])
+    path = make_project(tmp_path / "web.db", Corpus([tagged, *gold.notes[:3]]))
+    w = MainWindow(AppConfig(annotator="tester"), project_path=path)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.session.note.id == "web-2" and any(s.start == start for s in w.session.spans)
+    editor = w.editor
+    cursor = editor.textCursor()
+    cursor.setPosition(editor.offsets.to_qt(start + 4))
+    at = editor.cursorRect(cursor).center()
+    editor.viewportEvent(QHelpEvent(QEvent.ToolTip, at, editor.viewport().mapToGlobal(at)))
+    document = QTextDocument()
+    document.setHtml(QToolTip.text())
+    assert "<b>Dr Ames</b>" in document.toPlainText(), QToolTip.text()
+    w.close()
