@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .. import __version__
     from ..annotation.config import AppConfig
-    from .dialogs import error_text, write_crash_log
+    from .dialogs import error_text, message_box, write_crash_log
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         from PySide6.QtWidgets import QMessageBox
 
         log = write_crash_log(exc)
-        QMessageBox.critical(None, "Internal error", error_text(exc) if log is None else
-                             f"Internal error ({kind.__name__}: {exc}).\n\nDetails were written to {log}.")
+        message_box(QMessageBox.Critical, "Internal error", error_text(exc) if log is None else
+                    f"Internal error ({kind.__name__}: {exc}).\n\nDetails were written to {log}.",
+                    QMessageBox.Ok, None).exec()
 
     sys.excepthook = excepthook
     config = AppConfig.load()

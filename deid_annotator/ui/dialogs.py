@@ -59,9 +59,17 @@ def error_text(exc: BaseException | str, details: str = "") -> str:
     return f"Internal error ({type(exc).__name__}: {exc}).{where}"
 
 
+def message_box(icon, title: str, text: str, buttons, parent: QWidget | None) -> QMessageBox:
+    """A message box whose text is shown as written: messages quote files, notes and ids
+    ("<TEXT> is not closed", "A&E"), which Qt would otherwise guess to be rich text."""
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.PlainText)
+    return box
+
+
 def show_error(parent: QWidget | None, title: str, exc: BaseException | str, details: str = "") -> QMessageBox:
     """A window-modal message box, shown without blocking (the event loop keeps running)."""
-    box = QMessageBox(QMessageBox.Warning, title, error_text(exc, details), QMessageBox.Ok, parent)
+    box = message_box(QMessageBox.Warning, title, error_text(exc, details), QMessageBox.Ok, parent)
     box.setTextInteractionFlags(Qt.TextSelectableByMouse)
     box.setObjectName("errorDialog")
     box.setAttribute(Qt.WA_DeleteOnClose)

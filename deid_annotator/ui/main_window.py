@@ -37,7 +37,7 @@ from ..errors import DeidError
 from .alert_text import alert_text
 from .dashboard import DashboardWidget
 from . import dock_room
-from .dialogs import (CorpusDialog, ask_annotator, error_text, show_error,
+from .dialogs import (CorpusDialog, ask_annotator, error_text, message_box, show_error,
                       write_crash_log)
 from .dock_scroll import DockScrollArea, share_column
 from .keyboard_help import show_keyboard_help
@@ -474,7 +474,7 @@ class MainWindow(QMainWindow):
 
     def show_retrain_result(self, text: str) -> None:
         self.statusBar().showMessage(text.splitlines()[0], 20000)
-        box = QMessageBox(QMessageBox.Information, "Retrained", text, QMessageBox.Ok, self)
+        box = message_box(QMessageBox.Information, "Retrained", text, QMessageBox.Ok, self)
         box.setObjectName("retrainResult")
         box.setAttribute(Qt.WA_DeleteOnClose)
         box.open()
@@ -813,8 +813,9 @@ class MainWindow(QMainWindow):
 
     def _confirm(self, title: str, text: str) -> bool:
         """Yes or No, No the default: Return never confirms by accident."""
-        return QMessageBox.question(self, title, text, QMessageBox.Yes | QMessageBox.No,
-                                    QMessageBox.No) == QMessageBox.Yes
+        box = message_box(QMessageBox.Question, title, text, QMessageBox.Yes | QMessageBox.No, self)
+        box.setDefaultButton(QMessageBox.No)
+        return box.exec() == QMessageBox.Yes
 
     def reopen_batch(self) -> None:
         self.controller.reopen_batch()

@@ -25,6 +25,7 @@ from ..store import crypto
 from ..taggers.languages import language_name
 from ..tokenization import language_problem
 from .alert_text import alert_text
+from .dialogs import message_box
 
 #: Languages offered for a new project (any spaCy code may be typed).
 LANGUAGES = ("en", "es", "de", "fr", "it", "nl", "pt")
@@ -289,7 +290,7 @@ def ask_passphrase(parent: QWidget | None, path: str | os.PathLike, error: str =
 
 def ask_open_read_only(parent: QWidget | None, path: str | os.PathLike, holder: str) -> bool:
     """Another instance edits the project: open it read-only (True) or not at all."""
-    box = QMessageBox(QMessageBox.Information, "Project in use",
+    box = message_box(QMessageBox.Information, "Project in use",
                       f"{Path(path).name} is open in another deid-annotator ({holder}).\n\n"
                       f"Only one program at a time may change a project. You can open it "
                       f"read-only meanwhile: you see the notes and spans, nothing can be changed.",

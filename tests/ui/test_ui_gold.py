@@ -10,13 +10,13 @@ from conftest import ANNOTATOR
 def test_confirmation_defaults_to_no(window, monkeypatch):
     asked = []
 
-    def question(parent, title, text, buttons=None, default=None):
-        asked.append((title, text, default))
-        return default if default is not None else QMessageBox.Yes   # what Return answers
+    def answer(box):
+        asked.append(box)
+        return box.standardButton(box.defaultButton())   # what Return answers
 
-    monkeypatch.setattr(QMessageBox, "question", question)
+    monkeypatch.setattr(QMessageBox, "exec", answer)
     assert window._confirm("Submit the batch?", "sure?") is False
-    assert asked[0][2] == QMessageBox.No
+    assert asked[0].defaultButton() is asked[0].button(QMessageBox.No)
 
 
 def test_submit_asks_with_the_core_wording_and_no_submits_nothing(window, monkeypatch):

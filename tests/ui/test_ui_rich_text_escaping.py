@@ -105,3 +105,21 @@ def test_a_spans_tooltip_quotes_the_note_as_written(qtbot, tmp_path, gold):
     document.setHtml(QToolTip.text())
     assert "<b>Dr Ames</b>" in document.toPlainText(), QToolTip.text()
     w.close()
+
+
+def test_messages_quoting_a_file_are_shown_as_written(qtbot, window, monkeypatch):
+    """An error naming the XML element it stopped at, and a question naming a note."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel, QMessageBox
+
+    from deid_annotator.errors import FormatError
+    from deid_annotator.ui.dialogs import show_error
+
+    box = show_error(window, "Import", FormatError("notes.xml: line 3: <TEXT> is not closed"))
+    label = box.findChild(QLabel, "qt_msgbox_label")
+    assert box.textFormat() == Qt.PlainText and "<TEXT> is not closed" in label.text()
+    box.close()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda b: asked.append(b) or QMessageBox.No)
+    window._confirm("Reopen?", f"Reopen {ODD_ID}?")
+    assert asked[0].textFormat() == Qt.PlainText
