@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import signal
-import threading
+import sys
 
 import pytest
 
@@ -37,37 +37,78 @@ def test_retrain_stores_a_version_with_its_scores_on_the_evaluation_slice(tmp_pa
     assert "token recall" in out
 
 
-def test_ctrl_c_cancels_and_keeps_the_current_version(tmp_path, capsys, monkeypatch):
+#: ``retrain`` with the test tagger made slow (about 30 s unless cancelled), in a process of
+#: its own: Ctrl+C is then a terminal's, whatever earlier tests left in this process
+SLOW_RETRAIN = """
+import sys
+sys.path.insert(0, {tests!r})
+import test_loop_support   # registers the test-memo tagger
+from deid_annotator.cli import main
+from deid_annotator.loop import RetrainJob
+
+real_init = RetrainJob.__init__
+def slow_job(self, *args, **kwargs):
+    real_init(self, *args, options={{"epochs": 3000, "delay": 0.01}}, **kwargs)
+RetrainJob.__init__ = slow_job
+sys.exit(main(["retrain", "--db", sys.argv[1], "--tagger", "test-memo"]))
+"""
+
+
+def run_in_a_terminal_pressing_ctrl_c(argv: list[str], when: bytes, env: dict, timeout: float = 120.0
+                                      ) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as its terminal; once its output shows ``when``,
+    type Ctrl+C as a user does (the terminal sends SIGINT to the program). Returns the exit
+    status and everything it wrote."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:   # the child: the program, in its own session on the pseudo-terminal
+        # a terminal's size (a new pseudo-terminal has none, and progress bars draw nothing)
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        os.execve(argv[0], argv, env)
+    out, pressed, deadline = b"", False, time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:   # the program ended: the terminal is gone
+                    break
+                if not data:
+                    break
+                out += data
+            if not pressed and when in out:
+                os.write(fd, b"\x03")
+                pressed = True
+        else:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_ctrl_c_in_a_terminal_cancels_and_keeps_the_current_version(tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
     db = imported_gold_project(tmp_path)
     assert main(["retrain", "--db", str(db), "--tagger", "test-memo"]) == 0
-    from deid_annotator.loop import RetrainJob
-
-    training = threading.Event()
-    real_init = RetrainJob.__init__
-
-    def slow_job(self, *args, **kwargs):   # a slow fit, and Ctrl+C once it has begun
-        real_init(self, *args, options={"epochs": 500, "delay": 0.02}, **kwargs)
-        outer = self.progress
-
-        def press_ctrl_c():
-            # a real SIGINT to the main thread, as a terminal sends it (interrupt_main only
-            # simulates one, and in some full test runs every simulated press went unseen);
-            # again each second until the job is cancelled, as a user would
-            if not self.progress.cancelled and not self.done:
-                signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-                threading.Timer(1.0, press_ctrl_c).start()
-
-        def watch(event):
-            if event.stage == "train" and not training.is_set():
-                training.set()
-                threading.Timer(0.1, press_ctrl_c).start()
-            outer._callback(event)
-        self.progress = type(outer)(watch)
-
-    monkeypatch.setattr(RetrainJob, "__init__", slow_job)
-    assert main(["retrain", "--db", str(db), "--tagger", "test-memo"]) == 130
-    assert training.is_set()
-    assert "cancelled; nothing partial was kept" in capsys.readouterr().err
+    script = tmp_path / "slow_retrain.py"
+    script.write_text(SLOW_RETRAIN.format(tests=str(Path(__file__).resolve().parent)), "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    status, out = run_in_a_terminal_pressing_ctrl_c([sys.executable, str(script), str(db)],
+                                                    b"retrain: train", env)
+    assert status == 130, out
+    assert "cancelled; nothing partial was kept" in out, out
     with Project.open(db, read_only=True) as project:
         assert [v.number for v in project.model_versions()] == [1]
         assert project.current_model_version().number == 1
