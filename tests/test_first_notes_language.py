@@ -107,3 +107,18 @@ def test_cli_import_with_lang_into_a_waiting_project_uses_it(tmp_path, capsys):
     assert "language nl (--lang), from its first notes" in capsys.readouterr().out
     with Project.open(tmp_path / "p.db", read_only=True) as project:
         assert project.lang == "nl"
+
+
+def test_a_language_is_named_by_cldr_or_else_by_its_code(monkeypatch):
+    import babel
+
+    from deid_annotator.taggers.languages import language_name
+
+    assert (language_name("de"), language_name("nb"), language_name("xx")) == \
+        ("German (de)", "Norwegian Bokmål (nb)", "xx")
+
+    def no_data(*args, **kwargs):   # a bundle whose CLDR data is missing
+        raise FileNotFoundError("locale-data/de.dat")
+
+    monkeypatch.setattr(babel.Locale, "parse", no_data)
+    assert language_name("de") == "de"

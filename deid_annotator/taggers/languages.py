@@ -114,7 +114,7 @@ def language_name(code: str) -> str:
 
     try:
         name = Locale.parse(code.replace("-", "_")).get_language_name("en")
-    except (UnknownLocaleError, ValueError, TypeError):
+    except (UnknownLocaleError, ValueError, TypeError, OSError):   # OSError: a bundle without CLDR data
         return code
     return f"{name} ({code})" if name else code
 
