@@ -71,6 +71,10 @@ def run_in_a_terminal_pressing_ctrl_c(argv: list[str], when: bytes, env: dict, t
     if pid == 0:   # the child: the program, in its own session on the pseudo-terminal
         # a terminal's size (a new pseudo-terminal has none, and progress bars draw nothing)
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        # and a shell's start: SIGINT neither blocked nor ignored (a program inherits both
+        # from the process that starts it, here the test run's)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execve(argv[0], argv, env)
     out, pressed, deadline = b"", False, time.monotonic() + timeout
     try:
@@ -107,7 +111,9 @@ def test_ctrl_c_in_a_terminal_cancels_and_keeps_the_current_version(tmp_path, mo
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     status, out = run_in_a_terminal_pressing_ctrl_c([sys.executable, str(script), str(db)],
                                                     b"retrain: train", env)
-    assert status == 130, out
+    assert status == 130, (f"the test run's SIGINT: handler {signal.getsignal(signal.SIGINT)!r}, "
+                           f"blocked {signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])}"
+                           f"\n{out}")
     assert "cancelled; nothing partial was kept" in out, out
     with Project.open(db, read_only=True) as project:
         assert [v.number for v in project.model_versions()] == [1]
