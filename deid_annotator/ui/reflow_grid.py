@@ -16,9 +16,8 @@ than one a row, squeezed by the style's least button width.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import math
+from typing import Sequence
 
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QGridLayout, QPushButton, QStyle, QStyleOptionButton, QWidget
@@ -88,8 +87,11 @@ class ReflowGrid(QWidget):
         hint = super().minimumSizeHint()
         if not self.reflow:
             return hint
-        widest = max((w.minimumSizeHint().width() for w in self._widgets), default=hint.width())
+        widest = max((self._least_width(w) for w in self._widgets), default=hint.width())
         return QSize(min(hint.width(), widest), hint.height())
+
+    def _least_width(self, widget: QWidget) -> int:
+        return widget.minimumSizeHint().width()
 
 
 def least_button_width(button: QPushButton) -> int:
@@ -146,13 +148,8 @@ class ButtonRows(ReflowGrid):
             for i, index in enumerate(row):
                 self.grid.addWidget(self._widgets[index], r, i * span, 1, span)
 
-    def minimumSizeHint(self) -> QSize:
-        """Reflowing, as wide as its widest button's text (each on a row of its own)."""
-        hint = QWidget.minimumSizeHint(self)
-        if not self.reflow:
-            return hint
-        widest = max((least_button_width(w) for w in self._widgets), default=hint.width())
-        return QSize(min(hint.width(), widest), hint.height())
+    def _least_width(self, widget: QWidget) -> int:
+        return least_button_width(widget)    # reflowing, as wide as its widest button's text
 
 
 def least_width(widget: QWidget) -> int:
