@@ -27,6 +27,8 @@ import multiprocessing
 import os
 import threading
 
+from .scratch import sweep
+
 #: The exit status of a worker ended because its parent was gone.
 EXIT_PARENT_GONE = 75
 
@@ -55,4 +57,15 @@ def _exit_when_gone(parent) -> None:
     os._exit(EXIT_PARENT_GONE)
 
 
-__all__ = ["EXIT_PARENT_GONE", "end_with_parent"]
+def end_pool(pool) -> None:
+    """End a :class:`~concurrent.futures.ProcessPoolExecutor` now, its tasks in flight too,
+    and remove the scratch folders of the workers it ended (they had no time to)."""
+    # The executor has no public way to end its workers (before Python 3.14): end them by
+    # their process objects.
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+    sweep()
+
+
+__all__ = ["EXIT_PARENT_GONE", "end_pool", "end_with_parent"]

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from ..errors import CancelledError, DeidError
 from ..progress import Progress
+from ..scratch import sweep
 
 #: Seconds between two progress events forwarded to the UI (the last one always goes).
 PROGRESS_INTERVAL = 0.05
@@ -272,6 +273,7 @@ class ProcessJob:
         if self._process is not None and self._process.is_alive():
             self._process.terminate()
             self._process.join(2)
+            sweep()   # what the ended job was writing (a model being trained holds the notes' words)
         self.finished = True
 
 

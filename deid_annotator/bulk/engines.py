@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import DeidError
-from ..worker_lifetime import end_with_parent
+from ..scratch import scratch_subdir
+from ..worker_lifetime import end_pool, end_with_parent
 from .jobs import Chunk, ChunkResult, ChunkWorker, JobSpec
 
 ENGINES = ("local", "ray")
@@ -97,11 +97,9 @@ class LocalPoolEngine:
 
     def __exit__(self, exc_type, *exc) -> None:
         if exc_type is not None:
-            # Stop now rather than after the chunks in flight: the executor has no public way
-            # to end its workers (before Python 3.14), so end them by their process objects.
-            for process in list(getattr(self.pool, "_processes", {}).values()):
-                process.terminate()
-        self.pool.shutdown(wait=True, cancel_futures=True)
+            end_pool(self.pool)   # now rather than after the chunks in flight
+        else:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
     def results(self, tasks: Iterable[Chunk]) -> Iterator[ChunkResult | None]:
         yield from _bounded(tasks, 2 * self.workers, lambda chunk: self.pool.submit(_process, chunk),
@@ -140,7 +138,7 @@ class _RayWorker:
         self.error: Exception | None = None
         model_dir = None
         if model_files is not None:
-            self.folder = tempfile.mkdtemp(prefix="deid-model-")  # 0700: a model may hold names
+            self.folder = scratch_subdir("model-")  # a model may hold names
             for rel, data in model_files.items():
                 target = Path(self.folder, rel)
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ one thread in every worker for the same reason (and because N workers share N co
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from ..corpus import Corpus, Note
 from ..deidentify import DeidConfig, DeidentifyStats, UnparsedValue
 from ..formats import owner_only, read_corpus, write_corpus
+from ..scratch import scratch_tempdir
 from .csv_notes import CsvColumns, csv_rows
 
 #: Formats whose written files carry spans, so the leak audit can read back what was written.
@@ -196,8 +196,8 @@ def render_and_read_back(fmt: str, corpus: Corpus, columns: CsvColumns | None, *
     formats without spans give ``corpus`` itself, as the ``deidentify`` command does)."""
     if fmt == "csv":
         return [(DATA, csv_rows(corpus.notes, columns or CsvColumns()))], corpus
-    # The format's own writer, into a private temporary folder (the chunk holds PHI).
-    with tempfile.TemporaryDirectory(prefix="deid-chunk-") as tmp:
+    # The format's own writer, into the scratch folder (the chunk holds PHI).
+    with scratch_tempdir("chunk-") as tmp:
         out = Path(tmp) / "out"
         with owner_only():
             write_corpus(fmt, corpus, out)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import CancelledError, DeidError
+from ..scratch import sweep
 from . import (app_command, backup_commands, corpus_commands, demo_command, deidentify_command,
                embeddings_command, evaluate_command, model_commands, passphrase_command, simulate_command)
 from . import team_commands
@@ -56,6 +57,7 @@ def _write_crash_log(exc: BaseException) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    sweep()   # what a killed run of the program left in the temporary folder
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

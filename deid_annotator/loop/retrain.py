@@ -41,7 +41,6 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from typing import Any, Callable
 from ..corpus import Corpus
 from ..errors import CancelledError, DeidError
 from ..progress import Progress, ProgressEvent
+from ..scratch import scratch_subdir
 from ..store import Project
 from ..taggers import Propagation, Tagger, accepted_options, given, tagger_class
 from ..taggers.propagation import LEGACY_OPTIONS as PROPAGATION_OPTIONS, split_options
@@ -338,9 +338,8 @@ class RetrainJob:
             # From here on the job is not cancellable: the version is stored whole.
             quiet = _Relay(self.progress, cancellable=False)
             quiet.report("store", 0, 1, "storing the model")
-            workdir = Path(tempfile.mkdtemp(prefix="deid-retrain-"))
+            workdir = scratch_subdir("retrain-")
             try:
-                os.chmod(workdir, 0o700)
                 tagger.save(workdir / "model", propagation)
                 version = store_model(project, name, workdir / "model", metrics=metrics,
                                       training_notes=len(gold), annotator=self.annotator)

@@ -33,6 +33,7 @@ from typing import Any, Sequence
 from ..corpus import Corpus, Note
 from ..errors import DeidError
 from ..progress import Progress, report
+from ..scratch import scratch_subdir
 from ..store import Project
 from .batches import next_batch
 from .effort import compare_spans
@@ -203,8 +204,10 @@ def simulate(corpus: Corpus, eval_corpus: Corpus, *, batch_size: int, batches: i
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     gold = corpus.by_id()
-    tmp = Path(tempfile.mkdtemp(prefix="deid-simulate-", dir=workdir))
-    os.chmod(tmp, 0o700)
+    if workdir is None:
+        tmp = scratch_subdir("simulate-")
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="deid-simulate-", dir=workdir))   # 0700
     rows: list[SimulationRow] = []
     result = SimulationResult(rows, {})
     old_cache = os.environ.get("DEID_ANNOTATOR_CACHE")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from typing import Any, Sequence
 from ..corpus import Note, Span
 from ..errors import CancelledError, DeidError, ModelError
 from ..progress import Progress, report
+from ..scratch import scratch_file
 from ..tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from . import register
 from .base import Tagger, lowered, training_notes, training_summary
@@ -425,8 +425,8 @@ class CrfTagger(Tagger):
         n_negatives = len(negatives) + len(hard_negatives)
         n_hard = len(hard_negatives)
         del negatives, hard_negatives
-        fd, path = tempfile.mkstemp(prefix="deid-crf-", suffix=".crfsuite")
-        os.close(fd)
+        # CRFsuite writes the model to a file; the model's attributes are the notes' words
+        path = str(scratch_file("crf-", ".crfsuite"))
         try:
             trainer.train(path)
             if trainer.cancelled or (progress is not None and progress.cancelled):

@@ -22,7 +22,7 @@ from typing import Sequence
 from ..corpus import Note, Span
 from ..progress import Progress, report
 from ..splits import group_key
-from ..worker_lifetime import end_with_parent
+from ..worker_lifetime import end_pool, end_with_parent
 from .base import Tagger
 from .stacking_parallel import usable_cores
 
@@ -123,7 +123,7 @@ def predict_sharing_cores(tagger: Tagger, model_dir: str | Path, notes: Sequence
     notes = list(notes)
     if len(notes) < MIN_NOTES_FOR_WORKER:
         if worker is not None:
-            _stop(worker)
+            end_pool(worker)
         return tagger.predict(notes, progress=progress)
     pool = worker if worker is not None else start_worker(model_dir)
     if pool is None:
@@ -133,7 +133,7 @@ def predict_sharing_cores(tagger: Tagger, model_dir: str | Path, notes: Sequence
         with _one_thread_each():
             results = _share(tagger, notes, chunks, pool, progress)
     finally:
-        _stop(pool)   # done (it may still be starting when this process did all), or failed
+        end_pool(pool)   # done (it may still be starting when this process did all), or failed
     out: list[list[Span] | None] = [None] * len(notes)
     for chunk, spans in zip(chunks, results):
         for i, note_spans in zip(chunk, spans):
@@ -201,13 +201,7 @@ def _share(tagger: Tagger, notes: list[Note], chunks: list[list[int]], pool,
 def stop_worker(worker) -> None:
     """Stop a worker from :func:`start_worker` that will not be used (None: nothing)."""
     if worker is not None:
-        _stop(worker)
-
-
-def _stop(pool) -> None:
-    for process in list(getattr(pool, "_processes", {}).values()):
-        process.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)
+        end_pool(worker)
 
 
 def patient_chunks(notes: Sequence[Note], size: int) -> list[list[int]]:

@@ -21,7 +21,7 @@ from ..corpus import Note
 from ..errors import CancelledError
 from ..note_memo import shared_note_analysis
 from ..progress import Progress, report
-from ..worker_lifetime import end_with_parent
+from ..worker_lifetime import end_pool, end_with_parent
 from .base import Tagger
 from .propagation import Propagation
 from .stacking_members import MemberOutput, cross_validated_outputs, member_outputs
@@ -120,9 +120,7 @@ def cross_validate_members(names: Sequence[str], notes: Sequence[Note], folds: S
             report(progress, "cross-validation", len(held), len(held), f"{name}: done")
             out[name] = outputs  # type: ignore[assignment]
     except BaseException:
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()   # a cancelled or failed fit: stop the folds in flight
-        pool.shutdown(wait=True, cancel_futures=True)
+        end_pool(pool)   # a cancelled or failed fit: stop the folds in flight
         raise
     pool.shutdown(wait=True)
     return {name: out[name] for name in names}

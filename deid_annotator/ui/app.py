@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..scratch import sweep
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="deid-annotator-app", description="The deid-annotator desktop app.")
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    sweep()   # what a killed run of the program left in the temporary folder
     from .system_libraries import check_or_exit
 
     check_or_exit()   # before Qt: it aborts the process when the X11 libraries are missing

@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 import random
 import sys
-import tempfile
 from pathlib import Path
+
+from ..scratch import scratch_subdir
 
 
 class _StandIn:
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the view to take (default: the main window)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     out = args.out
-    tmp = Path(tempfile.mkdtemp(prefix="deid-screenshot-"))
+    tmp = scratch_subdir("screenshot-")   # removed when this process ends
     os.environ["DEID_ANNOTATOR_CONFIG_DIR"] = str(tmp / "config")
     os.environ["DEID_ANNOTATOR_CACHE"] = str(tmp / "cache")
     from PySide6.QtCore import Qt

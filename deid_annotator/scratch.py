@@ -1,0 +1,128 @@
+"""The program's scratch folder: temporary files that may hold PHI, and what a killed run left.
+
+Work in progress that is not the user's output (a crf model while CRFsuite writes it, a
+bulk chunk rendered by its format's writer, a model version on its way into the project)
+goes in one folder per process, ``deid-annotator-scratch-*`` in the system's temporary
+folder, owner-only. The process locks a file in it for as long as it runs and removes the
+folder when it exits. A process that is killed cannot remove anything: a pool's workers
+ended at a cancel, a window closed during a retrain, SIGKILL, a power cut. The operating
+system then releases its lock, and :func:`sweep` removes every scratch folder of this user
+whose lock it can take. Every program start sweeps, and so does a pool after it has ended its
+workers. Without this, note text stayed in /tmp after such an end, until the next reboot.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import stat
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+#: The name of every scratch folder starts so; :func:`sweep` looks at nothing else.
+PREFIX = "deid-annotator-scratch-"
+#: The file a running process keeps locked inside its folder.
+LOCK_NAME = ".in-use.lock"
+#: A scratch folder without its lock file is one being made (or one whose lock file was
+#: lost): it is swept only when it is at least this old.
+UNLOCKED_GRACE_SECONDS = 3600.0
+
+_lock = threading.Lock()
+_folder: Path | None = None
+_folder_pid: int | None = None
+_held: FileLock | None = None
+
+
+def scratch_dir() -> Path:
+    """This process's scratch folder (made owner-only on first use, removed at exit)."""
+    global _folder, _folder_pid, _held
+    with _lock:
+        if _folder is not None and _folder_pid == os.getpid() and _folder.is_dir():
+            return _folder
+        # A forked child inherits the parent's globals: it makes its own folder.
+        folder = Path(tempfile.mkdtemp(prefix=PREFIX))   # mkdtemp: 0700
+        held = FileLock(folder / LOCK_NAME, timeout=0, thread_local=False)
+        held.acquire()
+        if _folder_pid != os.getpid():
+            atexit.register(_remove_own)
+        _folder, _folder_pid, _held = folder, os.getpid(), held
+        return folder
+
+
+def scratch_file(prefix: str, suffix: str = "") -> Path:
+    """A new empty owner-only file in the scratch folder (the caller removes it)."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=scratch_dir())  # 0600
+    os.close(fd)
+    return Path(path)
+
+
+def scratch_subdir(prefix: str) -> Path:
+    """A new owner-only folder in the scratch folder (the caller removes it)."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_dir()))
+
+
+def scratch_tempdir(prefix: str) -> tempfile.TemporaryDirectory:
+    """:class:`tempfile.TemporaryDirectory` in the scratch folder."""
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=scratch_dir())
+
+
+def sweep(root: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the scratch folders under ``root`` (default: the system's temporary folder)
+    that belong to this user and to no running process; returns those removed. Never
+    raises: clean-up must not stop the program it runs in."""
+    root = Path(root if root is not None else tempfile.gettempdir())
+    removed = []
+    try:
+        candidates = [p for p in root.iterdir() if p.name.startswith(PREFIX)]
+    except OSError:
+        return removed
+    for folder in candidates:
+        if folder == _folder and _folder_pid == os.getpid():
+            continue
+        try:
+            info = folder.lstat()
+            if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                continue
+            if _unused(folder, info):
+                shutil.rmtree(folder, ignore_errors=True)
+                if not folder.exists():
+                    removed.append(folder)
+        except OSError:
+            continue
+    return removed
+
+
+def _unused(folder: Path, info: os.stat_result) -> bool:
+    """Whether no process holds ``folder``'s lock (so its owner has ended)."""
+    lock_path = folder / LOCK_NAME
+    if not lock_path.exists():
+        return time.time() - info.st_mtime >= UNLOCKED_GRACE_SECONDS
+    probe = FileLock(lock_path, timeout=0, thread_local=False)
+    try:
+        probe.acquire()
+    except Timeout:
+        return False
+    except OSError:
+        return False
+    probe.release()
+    return True
+
+
+def _remove_own() -> None:
+    global _folder, _held
+    with _lock:
+        folder, held = _folder, _held
+        if folder is None or _folder_pid != os.getpid():
+            return
+        _folder = _held = None
+    if held is not None:
+        held.release()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+__all__ = ["LOCK_NAME", "PREFIX", "scratch_dir", "scratch_file", "scratch_subdir",
+           "scratch_tempdir", "sweep"]
