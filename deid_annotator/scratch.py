@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -30,6 +31,12 @@ LOCK_NAME = ".in-use.lock"
 #: A scratch folder without its lock file is one being made (or one whose lock file was
 #: lost): it is swept only when it is at least this old.
 UNLOCKED_GRACE_SECONDS = 3600.0
+#: What versions before the scratch folder left in the temporary folder when killed (note
+#: text of a bulk chunk, a crf model, a model version being stored), by the names
+#: ``tempfile`` gave them. They hold no lock, so only those a day old are removed: the
+#: longest of them lived for one crf training.
+LEGACY_NAMES = re.compile(r"deid-(chunk|retrain)-[a-z0-9_]{8}|deid-crf-[a-z0-9_]{8}\.crfsuite")
+LEGACY_AGE_SECONDS = 86400.0
 
 _lock = threading.Lock()
 _folder: Path | None = None
@@ -72,28 +79,41 @@ def scratch_tempdir(prefix: str) -> tempfile.TemporaryDirectory:
 
 def sweep(root: str | os.PathLike | None = None) -> list[Path]:
     """Remove the scratch folders under ``root`` (default: the system's temporary folder)
-    that belong to this user and to no running process; returns those removed. Never
-    raises: clean-up must not stop the program it runs in."""
+    that belong to this user and to no running process, and what earlier versions left
+    there a day ago or more (:data:`LEGACY_NAMES`); returns what was removed. Never raises:
+    clean-up must not stop the program it runs in."""
     root = Path(root if root is not None else tempfile.gettempdir())
     removed = []
     try:
-        candidates = [p for p in root.iterdir() if p.name.startswith(PREFIX)]
+        candidates = [p for p in root.iterdir()
+                      if p.name.startswith(PREFIX) or LEGACY_NAMES.fullmatch(p.name)]
     except OSError:
         return removed
-    for folder in candidates:
-        if folder == _folder and _folder_pid == os.getpid():
+    for path in candidates:
+        if path == _folder and _folder_pid == os.getpid():
             continue
         try:
-            info = folder.lstat()
-            if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            info = path.lstat()
+            if hasattr(os, "getuid") and info.st_uid != os.getuid():
                 continue
-            if _unused(folder, info):
-                shutil.rmtree(folder, ignore_errors=True)
-                if not folder.exists():
-                    removed.append(folder)
+            if not path.name.startswith(PREFIX):
+                if (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)) \
+                        and time.time() - info.st_mtime >= LEGACY_AGE_SECONDS:
+                    _remove(path, info)
+                    removed.append(path)
+            elif stat.S_ISDIR(info.st_mode) and _unused(path, info):
+                _remove(path, info)
+                removed.append(path)
         except OSError:
             continue
     return removed
+
+
+def _remove(path: Path, info: os.stat_result) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)
+    else:
+        path.unlink()
 
 
 def _unused(folder: Path, info: os.stat_result) -> bool:

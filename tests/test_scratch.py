@@ -163,3 +163,25 @@ def test_a_cancelled_bulk_run_leaves_no_scratch_of_the_workers_it_ended(tmp_path
                      chunk_size=2, workers=2), progress)
     own = scratch._folder if scratch._folder_pid == os.getpid() else None
     assert [p for p in tmp.iterdir() if p != own] == []
+
+
+def test_what_earlier_versions_left_is_removed_once_a_day_old(tmp_path):
+    from deid_annotator import scratch
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp / "deid-chunk-3ozmkx8i").mkdir()
+    (tmp / "deid-chunk-3ozmkx8i" / "out").write_text('{"text": "Seen by Dr. Ames"}')
+    (tmp / "deid-crf-951s3rdm.crfsuite").write_bytes(b"")
+    (tmp / "deid-retrain-p5u9rwkd").mkdir()
+    kept = [tmp / "deid-chunk-youngone", tmp / "deid-retrain-speed-1_6fx3k2", tmp / "deid-model-abcdefgh",
+            tmp / "deid-crf-notmodel", tmp / "someone-elses"]
+    for path in kept:
+        path.mkdir()
+    a_day_ago = time.time() - scratch.LEGACY_AGE_SECONDS - 1
+    for path in [*tmp.iterdir()]:
+        if path.name != "deid-chunk-youngone":
+            os.utime(path, (a_day_ago, a_day_ago))
+    assert sorted(p.name for p in scratch.sweep(tmp)) == [
+        "deid-chunk-3ozmkx8i", "deid-crf-951s3rdm.crfsuite", "deid-retrain-p5u9rwkd"]
+    assert sorted(tmp.iterdir()) == sorted(kept)
