@@ -242,7 +242,7 @@ def test_train_on_a_corpus_without_notes_or_spans_names_it(tmp_path, capsys):
     assert code == 2 and f"{empty}: no notes to train on (the file is empty)" in err
     code, err = run(capsys, *train, "text", "--corpus", folder)
     assert code == 2 and f"{folder}: no notes to train on (the text format reads *.txt files: " \
-                         f"is --format right?)" in err
+                         f"is the format right?)" in err
     code, err = run(capsys, *train, "text", "--corpus", text)
     assert code == 2 and f"{text}: none of the 6 notes has a PHI span, and the crf tagger learns " \
                          f"from them; the text format holds no spans" in err

@@ -345,11 +345,13 @@ def import_notes(project, fmt: str, path, source: str = "model", annotator: str 
     the project; returns the ImportResult."""
     from dataclasses import replace
 
-    from ..formats import read_corpus
+    from ..formats import no_notes, read_corpus
     from ..formats.overlap_policy import check_import
     from ..taggers.languages import describe_guess
 
     corpus = read_corpus(fmt, path, progress=progress, encoding=encoding)
+    if not len(corpus):
+        raise no_notes(fmt, path, "import")
     warnings = check_import(fmt, corpus, source, path)   # refuses what the gold cannot hold
     guess = first_notes_language(project, corpus)
     result = project.import_corpus(corpus, source=source,

@@ -24,7 +24,7 @@ from typing import Any, Iterator
 from ..corpus import Note
 from ..deidentify import DeidentifyStats, SurrogateMapping
 from ..errors import DeidError, FormatError
-from ..formats import check_encoding
+from ..formats import check_encoding, no_notes
 from ..progress import Progress, report
 from .assemble import assemble
 from .checkpoint import CHUNKING_KEY, Checkpoint
@@ -113,6 +113,8 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
     try:
         # First pass: which patient each note is of, to cut chunks of whole patients.
         plan = plan_chunks(notes(), job.chunk_size, progress)
+        if not plan.notes:   # refused, not turned into an empty output
+            raise no_notes(job.in_format, job.source, "de-identify" if deidentify else "tag")
         report(progress, stage, 0, plan.notes)
         with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
             for result in engine.results(tasks(plan)):

@@ -48,11 +48,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from ..formats import read_corpus
+    from ..formats import no_notes, read_corpus
     from ..store.passphrase import create_project, open_project
 
     with progress_bar("import") as progress:
         corpus = read_corpus(args.format, args.path, progress=progress, encoding=args.encoding)
+        if not len(corpus):
+            raise no_notes(args.format, args.path, "import")
         for line in _overlap_warnings(args, corpus):
             print(f"warning: {line}", file=sys.stderr)
         lang = None

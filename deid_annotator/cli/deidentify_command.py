@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from ..corpus import Corpus, Note
     from ..deidentify import (audit_leaks, deidentify_corpus, filter_spans, load_config,
                               write_mapping)
-    from ..formats import check_encoding, read_corpus, write_corpus
+    from ..formats import check_encoding, no_notes, read_corpus, write_corpus
 
     from .model_commands import refuse_overwriting_input
 
@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return run_bulk_deidentify(args, config, lang)
     with progress_bar("deidentify") as progress:
         corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
+        if not len(corpus):
+            raise no_notes(args.format, args.corpus, "de-identify")
         if args.model:
             from ..taggers import Propagation, load_model
 

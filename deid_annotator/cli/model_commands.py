@@ -125,7 +125,7 @@ def run_tag(args: argparse.Namespace) -> int:
     if wants_bulk(args):
         return run_bulk_tag(args)
     from ..corpus import Corpus, Note
-    from ..formats import owner_only, read_corpus, write_corpus
+    from ..formats import no_notes, owner_only, read_corpus, write_corpus
     from ..taggers import Propagation, load_model
     from ..taggers.parallel_predict import (predict_sharing_cores, start_worker, stop_worker,
                                             worth_a_worker)
@@ -139,6 +139,8 @@ def run_tag(args: argparse.Namespace) -> int:
     with progress_bar("tag") as progress:
         try:
             corpus = read_corpus(args.format, args.corpus, progress=progress, encoding=args.encoding)
+            if not len(corpus):
+                raise no_notes(args.format, args.corpus, "tag")
         except BaseException:
             stop_worker(worker)
             raise
@@ -175,21 +177,14 @@ def run_bulk_tag(args: argparse.Namespace) -> int:
     return 0
 
 
-#: What each folder format reads (said when a corpus turns out to hold no notes).
-_FOLDER_HOLDS = {"text": "*.txt files", "brat": "*.txt files (with their .ann)",
-                 "i2b2": "*.xml files", "physionet": "records in id.text"}
-
-
 def check_training_corpus(corpus, fmt: str, path: Path, tagger) -> None:
     """Refuse a corpus there is nothing to learn from, naming it (the taggers' own checks
     cannot say which file or folder the notes came from)."""
     from ..errors import DeidError
+    from ..formats import no_notes
 
     if not corpus.notes:
-        holds = _FOLDER_HOLDS.get(fmt)
-        raise DeidError(f"{path}: no notes to train on (" +
-                        (f"the {fmt} format reads {holds}: is --format right?)" if holds
-                         else "the file is empty)"))
+        raise no_notes(fmt, path, "train on")
     if tagger.trainable and not any(n.spans for n in corpus.notes):
         why = ("the text format holds no spans: give an annotated corpus (jsonl, physionet, "
                "i2b2, brat or conll)" if fmt == "text" else "annotate some PHI first")

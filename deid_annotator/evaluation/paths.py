@@ -13,9 +13,11 @@ def evaluate_paths(fmt: str, gold_path: str | Path, pred_path: str | Path,
     ``pred_path``: a deid.pl ``.phi`` file (a ``*.phi`` file, or one starting with a
     ``Patient <p> Note <n>`` line) is read against the gold notes, anything else with
     ``read_corpus(fmt, pred_path)``. ``labels`` is passed to :func:`evaluate`."""
-    from ..formats import read_corpus
+    from ..formats import no_notes, read_corpus
 
     gold = read_corpus(fmt, gold_path)
+    if not len(gold):
+        raise no_notes(fmt, gold_path, "score against")
     if looks_like_deidpl_phi(pred_path):
         pred = read_deidpl_phi(pred_path, gold)
     else:

@@ -31,7 +31,12 @@ _MODULES = {"text": text, "jsonl": jsonl, "physionet": physionet, "i2b2": i2b2, 
             "conll": conll}
 
 __all__ = ["FORMATS", "read_corpus", "write_corpus", "AlignmentWarning", "owner_only",
-           "check_encoding", "input_encoding"]
+           "check_encoding", "input_encoding", "no_notes"]
+
+#: What each folder format reads: said when a folder turns out to hold no notes, which is
+#: most often a folder of another format.
+FOLDER_HOLDS = {"text": "*.txt files", "brat": "*.txt files (with their .ann)",
+                "i2b2": "*.xml files", "physionet": "records in id.text"}
 
 
 def _module(fmt: str):
@@ -46,6 +51,20 @@ def read_corpus(fmt: str, path: str | Path, *, labels: LabelSet | None = None,
     module = _module(fmt)
     with input_encoding(encoding):
         return module.read(Path(path), labels=labels, progress=progress)
+
+
+def no_notes(fmt: str, path: str | Path, to: str) -> FormatError:
+    """The error for an input with no notes, which there is nothing ``to`` (do) with: it
+    names the input and what the format reads there (an empty input is refused, never
+    turned into an empty project, output or score)."""
+    holds = FOLDER_HOLDS.get(fmt)
+    if holds and Path(path).is_dir():
+        why = f"the {fmt} format reads {holds}: is the format right?"
+    elif Path(path).is_file() and Path(path).stat().st_size == 0:
+        why = "the file is empty"
+    else:
+        why = f"nothing in it reads as a note in the {fmt} format"
+    return FormatError(f"no notes to {to} ({why})", path)
 
 
 def write_corpus(fmt: str, corpus: Corpus, path: str | Path, *,
