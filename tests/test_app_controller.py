@@ -11,6 +11,7 @@ from deid_annotator.annotation import job_outcomes, workflow
 from deid_annotator.annotation.app_controller import WRONG_CURRENT_PASSPHRASE, AppController
 from deid_annotator.annotation.app_view import AppView
 from deid_annotator.annotation.config import AppConfig
+from deid_annotator.annotation.workflow import CorpusExport
 from deid_annotator.annotation.job_outcomes import (BatchMade, BatchWork, DeidentifiedExported,
                                                     DemoCreated, GoldExported, JobCancelled,
                                                     JobFailed, NotesImported, PassphraseChanged,
@@ -147,7 +148,7 @@ def test_each_kind_of_job_result_becomes_its_own_outcome_type():
     assert outcome_of("demo", {"path": "/d.db"}) == DemoCreated("/d.db")
     assert outcome_of("passphrase", {"path": "/p.db", "held": None, "error": "no"}) == \
         PassphraseChanged("/p.db", None, "no")
-    assert outcome_of("export", 7) == GoldExported(7)
+    assert outcome_of("export", CorpusExport(7, 12)) == GoldExported(7)
     deidentified = SimpleNamespace(corpus=[1, 2])
     assert outcome_of("export", deidentified) == DeidentifiedExported(deidentified)
     assert type(outcome_of("report", "/r.html")) is ReportWritten
@@ -169,14 +170,14 @@ def test_a_finished_export_is_said_by_its_type(project_path):
     view = RecordingView()
     c = controller(view)
     assert c.open_project(project_path)
-    run_job(c, FakeJob("export", result=3))
+    run_job(c, FakeJob("export", result=CorpusExport(3, 5)))
     run_job(c, FakeJob("export", result=SimpleNamespace(corpus=[1, 2])))
     run_job(c, FakeJob("report", result="/tmp/r.html"))
     assert view.statuses()[-3:] == [
         "Exported 3 gold note(s).",
         "Wrote 2 de-identified note(s); the leak audit passed.",
         "Wrote the release report /tmp/r.html (owner-only)."]
-    assert view.finished == [("export", 3), ("export", SimpleNamespace(corpus=[1, 2])),
+    assert view.finished == [("export", CorpusExport(3, 5)), ("export", SimpleNamespace(corpus=[1, 2])),
                              ("report", "/tmp/r.html")]
 
 

@@ -110,3 +110,20 @@ def test_train_names_the_format_the_same_way(tmp_path, inputs, capsys):
                     "--corpus", xml)
     assert code == 2 and (f"{xml}: no notes to train on (the brat format reads *.txt files (with "
                           f"their .ann): is the format right?)") in err
+
+
+def test_export_refuses_a_project_with_nothing_to_export_as_the_app_does(tmp_path, capsys):
+    from deid_annotator.store import Project
+
+    db = tmp_path / "p.db"
+    with Project.create(db, lang="en") as project:
+        project.import_corpus(Corpus([Note(n.id, n.text, n.meta) for n in notes()]), source="model")
+    out = tmp_path / "gold.jsonl"
+    code, err = run(capsys, "export", "--db", db, "--format", "jsonl", "--out", out)
+    assert code == 2 and "there are no gold-annotated notes to export yet: submit a batch first" in err
+    empty = tmp_path / "empty.db"
+    Project.create(empty, lang="en").close()
+    code, err = run(capsys, "export", "--db", empty, "--format", "jsonl", "--source", "model",
+                    "--out", out)
+    assert code == 2 and "the project has no notes to export yet: import some first" in err
+    assert not out.exists()

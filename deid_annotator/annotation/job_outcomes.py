@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .workflow import CorpusExport
+
 
 @dataclass(frozen=True)
 class JobOutcome:
@@ -109,7 +111,7 @@ class Exported(JobOutcome):
 
     @classmethod
     def from_result(cls, result: Any) -> "Exported":
-        return GoldExported(result) if isinstance(result, int) else DeidentifiedExported(result)
+        return GoldExported(result.notes) if isinstance(result, CorpusExport) else DeidentifiedExported(result)
 
     def status_text(self) -> str:
         raise NotImplementedError

@@ -26,6 +26,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import CancelledError, DeidError
@@ -371,24 +372,39 @@ def first_notes_language(project, corpus):
     return guess_language_of(n.text for n in corpus.notes)
 
 
-def export_corpus(project, fmt: str, path, kind: str = "gold", progress: Progress | None = None) -> int:
-    """Write the project's gold corpus (or another kind of spans) to ``path``, owner-only (it
-    holds PHI), with the gold's provenance (as ``export`` in the CLI); returns notes."""
+@dataclass(frozen=True, slots=True)
+class CorpusExport:
+    """What :func:`export_corpus` wrote."""
+
+    notes: int
+    spans: int
+    provenance: Path | None = None   # the gold's provenance file beside the export
+    provenance_notes: int = 0
+
+
+def export_corpus(project, fmt: str, path, kind: str = "gold",
+                  progress: Progress | None = None) -> CorpusExport:
+    """Write the project's gold corpus (or another kind of spans: see ``Project.corpus``) to
+    ``path``, owner-only (it holds PHI), with the gold's provenance; the app's export and the
+    CLI's ``export``. A project with nothing of that kind to export is refused."""
     from ..formats import owner_only, write_corpus
     from ..formats.overlap_policy import check_export
     from ..team.provenance import prepare_export, write_sidecar
 
     corpus = project.corpus(kind, progress=progress)
     if not len(corpus):
-        raise DeidError("there are no gold-annotated notes to export yet: submit a batch first")
+        raise DeidError("there are no gold-annotated notes to export yet: submit a batch first"
+                        if kind == "gold" else "the project has no notes to export yet: import some first")
     if kind != "model":   # never overlapping gold, never a span silently left out
         check_export(fmt, corpus, path)
     sidecar = prepare_export(project, corpus, fmt) if kind == "gold" else None
+    provenance = None
     with owner_only():
         write_corpus(fmt, corpus, path, progress=progress)
         if sidecar:
-            write_sidecar(path, sidecar, project)
-    return len(corpus)
+            provenance = write_sidecar(path, sidecar, project)
+    return CorpusExport(len(corpus), sum(len(n.spans) for n in corpus.notes), provenance,
+                        len(sidecar or ()))
 
 
 DEIDENTIFY_METHODS = ("surrogate", "tag", "redact")

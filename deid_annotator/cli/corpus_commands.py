@@ -110,27 +110,16 @@ def _import_as_annotator(project, corpus, args: argparse.Namespace, progress) ->
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from ..annotation.workflow import export_corpus
     from ..errors import ProjectError
-    from ..formats import owner_only, write_corpus
-    from ..formats.overlap_policy import check_export
     from ..store.passphrase import open_project
 
     if not args.db.exists():
         raise ProjectError(f"{args.db}: no such project file")
     # read-only: works while the app has the project open
     with open_project(args.db, read_only=True) as project, progress_bar("export") as progress:
-        corpus = project.corpus(source=args.source)
-        if args.source != "model":   # overlapping gold: only brat holds it
-            check_export(args.format, corpus, args.out)
-        sidecar = None
-        if args.source == "gold":  # who annotated, who decided, which model, time spent
-            from ..team.provenance import prepare_export, write_sidecar
-
-            sidecar = prepare_export(project, corpus, args.format)
-        with owner_only():  # the export holds PHI
-            write_corpus(args.format, corpus, args.out, progress=progress)
-        if sidecar:
-            print(f"provenance of {len(sidecar)} notes: {write_sidecar(args.out, sidecar, project)}")
-    spans = sum(len(n.spans) for n in corpus.notes)
-    print(f"wrote {len(corpus)} notes with {spans} {args.source} spans to {args.out}")
+        done = export_corpus(project, args.format, args.out, args.source, progress)
+    if done.provenance:   # who annotated, who decided, which model, time spent
+        print(f"provenance of {done.provenance_notes} notes: {done.provenance}")
+    print(f"wrote {done.notes} notes with {done.spans} {args.source} spans to {args.out}")
     return 0
