@@ -11,14 +11,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TESTS = Path(__file__).resolve().parent
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "getuid"), reason="kills with POSIX signals")
 
@@ -137,32 +135,6 @@ def test_a_folder_being_made_is_left_alone_an_abandoned_one_is_swept(tmp_path, m
     os.utime(old, (an_hour_ago, an_hour_ago))
     assert scratch.sweep(tmp) == [old]
     assert young.exists() and other.exists()
-
-
-def test_a_cancelled_bulk_run_leaves_no_scratch_of_the_workers_it_ended(tmp_path, monkeypatch):
-    sys.path.insert(0, str(TESTS))
-    from bulk_fixtures import job, synthetic, write_input
-    from deid_annotator import scratch
-    from deid_annotator.bulk import DeidentifyTask, JobSpec, run_bulk
-    from deid_annotator.errors import CancelledError
-    from deid_annotator.progress import Progress
-
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setenv("TMPDIR", str(tmp))            # the workers' temporary folder
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))  # and this process's
-
-    def cancel_at_the_first_chunk(event):
-        if event.stage == "deidentify" and event.done > 0:
-            progress.cancel()
-
-    progress = Progress(cancel_at_the_first_chunk)
-    source = write_input(tmp_path, synthetic(40, seed=5))
-    with pytest.raises(CancelledError):
-        run_bulk(job(source, tmp_path / "out.jsonl", JobSpec(DeidentifyTask(seed=1), "jsonl"),
-                     chunk_size=2, workers=2), progress)
-    own = scratch._folder if scratch._folder_pid == os.getpid() else None
-    assert [p for p in tmp.iterdir() if p != own] == []
 
 
 def test_what_earlier_versions_left_is_removed_once_a_day_old(tmp_path):

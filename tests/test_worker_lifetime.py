@@ -118,21 +118,31 @@ def test_a_normal_runs_workers_exit_cleanly(tmp_path):
     assert processes and [p.exitcode for p in processes] == [0] * len(processes)
 
 
-def test_a_cancelled_bulk_run_stops_its_workers(tmp_path):
+def test_a_cancelled_bulk_run_stops_its_workers_and_removes_their_scratch(tmp_path, monkeypatch):
     import multiprocessing
+    import tempfile
 
     from bulk_fixtures import job, synthetic, write_input
+    from deid_annotator import scratch
     from deid_annotator.bulk import DeidentifyTask, JobSpec, run_bulk
     from deid_annotator.errors import CancelledError
     from deid_annotator.progress import Progress
+
+    tmp = tmp_path / "tmp"   # the temporary folder of the workers (TMPDIR) and of this process
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
 
     def cancel_at_the_first_chunk(event):
         if event.stage == "deidentify" and event.done > 0:
             progress.cancel()
 
     progress = Progress(cancel_at_the_first_chunk)
-    source = write_input(tmp_path, synthetic(24, seed=5))
+    source = write_input(tmp_path, synthetic(40, seed=5))
     with pytest.raises(CancelledError):
         run_bulk(job(source, tmp_path / "out.jsonl", JobSpec(DeidentifyTask(seed=1), "jsonl"),
                      chunk_size=2, workers=2), progress)
     assert multiprocessing.active_children() == []
+    # The ended workers had rendered chunks in their scratch folders and could not remove them.
+    own = scratch._folder if scratch._folder_pid == os.getpid() else None
+    assert [p for p in tmp.iterdir() if p != own] == []
