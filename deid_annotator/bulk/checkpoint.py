@@ -9,6 +9,8 @@
 * ``done.jsonl``: one line per completed chunk (its notes, first and last id, runs,
   counts), appended and synced after its part is in place. A torn last line (the process
   died while writing it) is ignored, and its chunk done again;
+* ``phi-words.json`` (de-identification): the PHI values and words of the whole input,
+  which every chunk's surrogates avoid, found before the first chunk is de-identified;
 * ``spool/``: notes waiting for the rest of their chunk (:mod:`.chunking`), rewritten by
   every run.
 
@@ -28,6 +30,8 @@ from ..private_files import private_dir
 from .jobs import Chunk, ChunkResult, run_folder
 
 JOB, DONE, PARTS, SPOOL = "job.json", "done.jsonl", "parts", "spool"
+#: De-identification: the PHI words of the whole input, which every chunk's surrogates avoid.
+PHI_WORDS = "phi-words.json"
 #: The fingerprint's entry that says how the input was cut into chunks.
 CHUNKING_KEY = "chunking"
 
@@ -132,6 +136,21 @@ class Checkpoint:
             f.flush()
             os.fsync(f.fileno())
         self.done[result.index] = line
+
+    def phi_words(self) -> set[str] | None:
+        """The stored PHI words of the input (:data:`PHI_WORDS`), or None before they are."""
+        try:
+            return set(json.loads((self.folder / PHI_WORDS).read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise DeidError(f"{self.folder / PHI_WORDS}: unreadable checkpoint ({exc}); delete "
+                            f"{self.folder} to start over") from exc
+
+    def store_phi_words(self, words: set[str]) -> None:
+        tmp = self.folder / f".{PHI_WORDS}.tmp"   # whole or absent, as a part
+        _write_private(tmp, json.dumps(sorted(words), ensure_ascii=False).encode("utf-8"))
+        os.replace(tmp, self.folder / PHI_WORDS)
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

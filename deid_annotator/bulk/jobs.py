@@ -66,17 +66,29 @@ class TagTask:
 
 @dataclass(frozen=True, slots=True)
 class DeidentifyTask:
-    """Replace PHI (the input's gold spans when there is no model) with one shared seed."""
+    """Replace PHI (the input's gold spans when there is no model) with one shared seed;
+    surrogates also avoid ``exclude``: the PHI words of the whole input, which the run
+    finds first (:class:`PhiWordsTask`), so that no surrogate is a real name found in
+    another chunk."""
 
     seed: int
     method: str | None = None
     config: DeidConfig | None = None
     min_confidence: float = 0.0
+    exclude: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PhiWordsTask:
+    """The first pass of a de-identification with a model: the PHI values and words the
+    model finds (with at least this confidence) in each chunk, lower case."""
+
+    min_confidence: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class JobSpec:
-    task: TagTask | DeidentifyTask
+    task: TagTask | DeidentifyTask | PhiWordsTask
     out_format: str
     model: str | None = None            # model directory; None: de-identify the gold spans
     columns: CsvColumns | None = None   # csv output: the input's column names
@@ -95,6 +107,7 @@ class ChunkResult:
     stats: dict[str, Any] = field(default_factory=dict)   # de-identify: counts (no PHI)
     leaks: list[str] = field(default_factory=list)        # de-identify: what the audit found
     runs: list[tuple[int, int]] = field(default_factory=list)   # the chunk's runs (see Chunk)
+    phi_words: list[str] = field(default_factory=list)    # PhiWordsTask: what the chunk's PHI holds
 
 
 class ChunkWorker:
@@ -121,6 +134,8 @@ class ChunkWorker:
         started = time.perf_counter()
         if isinstance(self.spec.task, TagTask):
             result = self._tag(chunk)
+        elif isinstance(self.spec.task, PhiWordsTask):
+            result = self._phi_words(chunk)
         else:
             result = self._deidentify(chunk)
         result.runs = list(chunk.runs)
@@ -140,15 +155,29 @@ class ChunkWorker:
         return ChunkResult(chunk.index, files, len(tagged), sum(len(n.spans) for n in tagged),
                            chunk.first_id, chunk.last_id, 0.0)
 
+    def _phi(self, chunk: Chunk, min_confidence: float) -> Corpus:
+        """The chunk's notes with the spans to replace: the model's, else the input's."""
+        from ..deidentify import filter_spans
+
+        if self.tagger is None:
+            return Corpus(chunk.notes, {})
+        return filter_spans(Corpus(self._predicted(chunk.notes), {}), min_confidence)
+
+    def _phi_words(self, chunk: Chunk) -> ChunkResult:
+        from ..deidentify import phi_words
+
+        corpus = self._phi(chunk, self.spec.task.min_confidence)
+        return ChunkResult(chunk.index, [], len(chunk.notes), sum(len(n.spans) for n in corpus.notes),
+                           chunk.first_id, chunk.last_id, 0.0, phi_words=sorted(phi_words(corpus.notes)))
+
     def _deidentify(self, chunk: Chunk) -> ChunkResult:
-        from ..deidentify import audit_leaks, deidentify_corpus, filter_spans
+        from ..deidentify import audit_leaks, deidentify_corpus
 
         task: DeidentifyTask = self.spec.task
-        corpus = Corpus(chunk.notes, {})
-        if self.tagger is not None:
-            corpus = filter_spans(Corpus(self._predicted(chunk.notes), {}), task.min_confidence)
+        corpus = self._phi(chunk, task.min_confidence)
         method = task.method or (None if task.config else "surrogate")
-        result = deidentify_corpus(corpus, method=method, config=task.config, seed=task.seed)
+        result = deidentify_corpus(corpus, method=method, config=task.config, seed=task.seed,
+                                   exclude=task.exclude)
         files, written = self._render_runs(chunk, result.corpus.notes)
         report = audit_leaks(corpus, written, config=task.config)
         return ChunkResult(chunk.index, files, len(chunk.notes), result.stats.total, chunk.first_id,

@@ -6,8 +6,10 @@ its patients, wherever they are in the input, and grows past the chunk size only
 finish a patient), and each chunk's output depends only on the chunk and the job, so the
 output is byte for byte the same with 1 or N workers, locally or on Ray, in one go or
 resumed after an interruption, and what plain ``tag`` writes: a patient's notes are
-tagged together, as when one process tags all the notes at once. Plain ``deidentify``
-too, but for surrogates: they avoid the PHI of their chunk, not of the whole input.
+tagged together, as when one process tags all the notes at once. ``deidentify`` too:
+its surrogates avoid the PHI words of the whole input, found before the chunks are
+de-identified (the gold spans' in one more read of the input; with a model, in a first pass
+that tags every chunk, so the model tags each note twice).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..corpus import Note
-from ..deidentify import DeidentifyStats, SurrogateMapping
+from ..deidentify import DeidentifyStats, SurrogateMapping, phi_words
 from ..errors import DeidError, FormatError
 from ..formats import check_encoding, no_notes
 from ..progress import Progress, report
@@ -31,7 +33,7 @@ from .checkpoint import CHUNKING_KEY, Checkpoint
 from .chunking import CHUNKING, ChunkPlan, gather_chunks, plan_chunks, run_starts
 from .csv_notes import CsvColumns
 from .engines import check_engine, make_engine
-from .jobs import Chunk, DeidentifyTask, JobSpec, TagTask, merge_stats
+from .jobs import Chunk, DeidentifyTask, JobSpec, PhiWordsTask, TagTask, merge_stats
 from .readers import iter_notes
 
 #: Notes per chunk (more to finish a patient): the unit of work, of checkpointing and of
@@ -115,6 +117,9 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
         plan = plan_chunks(notes(), job.chunk_size, progress)
         if not plan.notes:   # refused, not turned into an empty output
             raise no_notes(job.in_format, job.source, "de-identify" if deidentify else "tag")
+        if deidentify:
+            words = _whole_input_phi_words(job, spec, plan, notes, checkpoint, progress)
+            spec = dataclasses.replace(spec, task=dataclasses.replace(spec.task, exclude=frozenset(words)))
         report(progress, stage, 0, plan.notes)
         with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
             for result in engine.results(tasks(plan)):
@@ -149,6 +154,33 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
     return result
 
 
+def _whole_input_phi_words(job: BulkJob, spec: JobSpec, plan: ChunkPlan, notes, checkpoint: Checkpoint,
+                           progress: Progress | None) -> set[str]:
+    """The PHI values and words of the whole input, which every chunk's surrogates avoid:
+    the gold spans' when there is no model, else what the model finds (a first pass over
+    every chunk). Kept in the checkpoint: a resumed run's chunks avoid the same words."""
+    stored = checkpoint.phi_words()
+    if stored is not None:
+        return stored
+    if spec.model is None:
+        words = phi_words(notes())
+    else:
+        words, done = set(), 0
+        first = dataclasses.replace(spec, task=PhiWordsTask(spec.task.min_confidence))
+        report(progress, "find PHI", 0, plan.notes)
+        with make_engine(job.engine, first, job.workers, job.ray_address) as engine:
+            for result in engine.results(gather_chunks(notes(), plan, checkpoint.spool)):
+                if progress is not None:
+                    progress.check()
+                if result is not None:
+                    words.update(result.phi_words)
+                    done += result.notes
+                    report(progress, "find PHI", done, plan.notes)
+        shutil.rmtree(checkpoint.spool, ignore_errors=True)
+    checkpoint.store_phi_words(words)
+    return words
+
+
 class _RunOutputs:
     """The output folders of every chunk's runs, in input order (computed from the plan as
     they are read: an input with its patients spread has about as many runs as notes)."""
@@ -169,7 +201,8 @@ def fingerprint(job: BulkJob) -> dict[str, Any]:
     if isinstance(task, DeidentifyTask):
         config = json.dumps(dataclasses.asdict(task.config), sort_keys=True, default=str) \
             if task.config is not None else None
-        options.update(method=task.method, config=_sha256(config.encode()) if config else None)
+        options.update(method=task.method, config=_sha256(config.encode()) if config else None,
+                       surrogates_avoid="the whole input's PHI")   # a chunk's own, before
     state = {
         "task": "tag" if isinstance(task, TagTask) else "deidentify",
         "options": options,

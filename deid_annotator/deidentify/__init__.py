@@ -23,7 +23,8 @@ Modules: :mod:`.languages` (per-language tables), :mod:`.kinds` (label -> PHI ki
 """
 from .audit import Allowed, Leak, LeakReport, Skipped, audit_leaks
 from .config import METHODS, REDACT, SHIFT, SURROGATE, TAG, DeidConfig, config_from_dict, load_config
-from .engine import DeidentifyResult, DeidentifyStats, UnparsedValue, deidentify_corpus, scope_of, scrub_meta
+from .engine import (DeidentifyResult, DeidentifyStats, UnparsedValue, deidentify_corpus, phi_words,
+                     scope_of, scrub_meta)
 from .kinds import KINDS, guess_kind, kind_of_label
 from .languages import LANGUAGES, DeidLanguage, deid_language
 from .mapping import MappingEntry, SurrogateMapping, write_mapping
@@ -33,5 +34,6 @@ __all__ = [
     "Allowed", "DeidConfig", "DeidLanguage", "LANGUAGES", "deid_language", "DeidentifyResult", "DeidentifyStats", "KINDS", "Leak", "LeakReport",
     "METHODS", "MappingEntry", "REDACT", "SHIFT", "SURROGATE", "Skipped", "SurrogateMapping", "TAG",
     "UnparsedValue", "audit_leaks", "config_from_dict", "deidentify_corpus", "filter_spans",
-    "guess_kind", "kind_of_label", "load_config", "resolve_spans", "scope_of", "scrub_meta", "write_mapping",
+    "guess_kind", "kind_of_label", "load_config", "phi_words", "resolve_spans", "scope_of", "scrub_meta",
+    "write_mapping",
 ]

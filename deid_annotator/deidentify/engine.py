@@ -23,7 +23,7 @@ import secrets
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from ..corpus import Corpus, Note, Span
 from ..progress import Progress, report
@@ -193,7 +193,7 @@ class _Scope:
         return None
 
 
-def _exclusions(notes: list[tuple[Note, list[Span]]]) -> set[str]:
+def _exclusions(notes: Iterable[tuple[Note, list[Span]]]) -> set[str]:
     """Every PHI value and word of the corpus, lower case: surrogates avoid them."""
     out: set[str] = set()
     for note, spans in notes:
@@ -205,9 +205,17 @@ def _exclusions(notes: list[tuple[Note, list[Span]]]) -> set[str]:
     return out
 
 
+def phi_words(notes: Iterable[Note]) -> set[str]:
+    """The PHI values and words (lower case) that :func:`deidentify_corpus` keeps its
+    surrogates away from, for ``notes`` given one at a time: a corpus de-identified in parts
+    (``exclude``) avoids those of the whole, as it would de-identified at once."""
+    return _exclusions((note, resolve_spans(note.spans)[0]) for note in notes)
+
+
 def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None = None,
                       config: DeidConfig | Mapping[str, Any] | str | None = None, seed: int | None = 0,
-                      progress: Progress | None = None, lang: str | None = None) -> DeidentifyResult:
+                      progress: Progress | None = None, lang: str | None = None,
+                      exclude: Collection[str] = ()) -> DeidentifyResult:
     """Replace every span of ``corpus`` (gold, or a model's after :func:`filter_spans`).
 
     ``method``: one method for all labels (labels the configuration names keep
@@ -229,6 +237,11 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
     label kinds (``FECHAS`` is a date), the surrogates' Faker locale, the month names and
     the order of numeric dates. ``None`` takes the configuration's ``lang``, else the
     corpus's (``corpus.meta["lang"]``), else English; ``result.config`` holds the one used.
+
+    Surrogates are never a PHI value or word of ``corpus``, nor one of ``exclude`` (lower
+    case): for a corpus de-identified in parts, :func:`phi_words` of the whole. Each
+    patient's replacements depend only on the seed, the patient's notes and these words, so
+    parts de-identified with the whole's words give what the whole would.
     """
     t0 = time.perf_counter()
     cfg = as_config(config).with_methods(method)
@@ -248,7 +261,7 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
         spans, merged = resolve_spans(note.spans)
         stats.merged_spans += merged
         resolved.append((note, spans))
-    exclude = _exclusions(resolved)
+    exclude = _exclusions(resolved) | set(exclude)
     offsets = cfg.allowed_offsets()
 
     by_scope: dict[str, list[int]] = {}
