@@ -8,6 +8,7 @@ import pytest
 
 from deid_annotator.corpus import Corpus, Note, Span
 from deid_annotator.errors import FormatError
+from deid_annotator.formats import no_notes
 from deid_annotator.evaluation import (PHI_LABEL, evaluate, evaluate_paths, format_report,
                                        looks_like_deidpl_phi, read_deidpl_phi)
 
@@ -129,7 +130,7 @@ def test_evaluate_paths_reads_pred_by_format_or_as_phi(tmp_path, monkeypatch):
         return Corpus([Note(n.id, n.text, dict(n.meta), list(n.spans)) for n in gold().notes])
 
     monkeypatch.setitem(sys.modules, "deid_annotator.formats",
-                        types.SimpleNamespace(read_corpus=fake_read_corpus))
+                        types.SimpleNamespace(read_corpus=fake_read_corpus, no_notes=no_notes))
     same = evaluate_paths("physionet", "gold-dir", "pred-dir")
     assert calls == [("physionet", "gold-dir"), ("physionet", "pred-dir")]
     assert same.strict.f1 == 1.0 and not same.untyped
