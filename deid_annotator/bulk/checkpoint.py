@@ -9,8 +9,9 @@
 * ``done.jsonl``: one line per completed chunk (its notes, first and last id, runs,
   counts), appended and synced after its part is in place. A torn last line (the process
   died while writing it) is ignored, and its chunk done again;
-* ``phi-words.json`` (de-identification): the PHI values and words of the whole input,
-  which every chunk's surrogates avoid, found before the first chunk is de-identified;
+* ``found/0000042.json`` (de-identification with a model): the spans the model found in
+  chunk 42's notes and their PHI values and words, from the first pass over every chunk
+  (the surrogates of every chunk avoid the PHI words of all); written whole or not at all;
 * ``spool/``: notes waiting for the rest of their chunk (:mod:`.chunking`), rewritten by
   every run.
 
@@ -30,8 +31,8 @@ from ..private_files import private_dir
 from .jobs import Chunk, ChunkResult, run_folder
 
 JOB, DONE, PARTS, SPOOL = "job.json", "done.jsonl", "parts", "spool"
-#: De-identification: the PHI words of the whole input, which every chunk's surrogates avoid.
-PHI_WORDS = "phi-words.json"
+#: De-identification with a model: the first pass's findings, a file a chunk.
+FOUND = "found"
 #: The fingerprint's entry that says how the input was cut into chunks.
 CHUNKING_KEY = "chunking"
 
@@ -137,20 +138,28 @@ class Checkpoint:
             os.fsync(f.fileno())
         self.done[result.index] = line
 
-    def phi_words(self) -> set[str] | None:
-        """The stored PHI words of the input (:data:`PHI_WORDS`), or None before they are."""
-        try:
-            return set(json.loads((self.folder / PHI_WORDS).read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            raise DeidError(f"{self.folder / PHI_WORDS}: unreadable checkpoint ({exc}); delete "
-                            f"{self.folder} to start over") from exc
+    def _found_path(self, index: int) -> Path:
+        return self.folder / FOUND / f"{index:07d}.json"
 
-    def store_phi_words(self, words: set[str]) -> None:
-        tmp = self.folder / f".{PHI_WORDS}.tmp"   # whole or absent, as a part
-        _write_private(tmp, json.dumps(sorted(words), ensure_ascii=False).encode("utf-8"))
-        os.replace(tmp, self.folder / PHI_WORDS)
+    def has_found(self, index: int) -> bool:
+        return self._found_path(index).is_file()
+
+    def store_found(self, result: ChunkResult) -> None:
+        """Keep what the first pass found in a chunk (whole or absent, as a part)."""
+        final = self._found_path(result.index)
+        tmp = final.with_name(f".{final.name}.tmp")
+        data = {"notes": result.notes, "words": result.phi_words, "spans": result.phi_spans}
+        _write_private(tmp, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+        os.replace(tmp, final)
+
+    def found(self, index: int) -> dict[str, Any]:
+        """What the first pass found in chunk ``index``: ``words`` and ``spans``."""
+        path = self._found_path(index)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DeidError(f"{path}: unreadable checkpoint ({exc}); delete {self.folder} to "
+                            f"start over") from exc
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

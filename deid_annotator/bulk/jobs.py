@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..corpus import Corpus, Note
+from ..corpus import Corpus, Note, Span
 from ..deidentify import DeidConfig, DeidentifyStats, UnparsedValue
 from ..formats import owner_only, read_corpus, write_corpus
 from ..scratch import scratch_tempdir
@@ -68,7 +68,7 @@ class TagTask:
 class DeidentifyTask:
     """Replace PHI (the input's gold spans when there is no model) with one shared seed;
     surrogates also avoid ``exclude``: the PHI words of the whole input, which the run
-    finds first (:class:`PhiWordsTask`), so that no surrogate is a real name found in
+    finds first (:class:`FindPhiTask`), so that no surrogate is a real name found in
     another chunk."""
 
     seed: int
@@ -79,16 +79,16 @@ class DeidentifyTask:
 
 
 @dataclass(frozen=True, slots=True)
-class PhiWordsTask:
-    """The first pass of a de-identification with a model: the PHI values and words the
-    model finds (with at least this confidence) in each chunk, lower case."""
+class FindPhiTask:
+    """The first pass of a de-identification with a model: the spans the model finds (with
+    at least this confidence) in each chunk's notes, and their PHI values and words."""
 
     min_confidence: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class JobSpec:
-    task: TagTask | DeidentifyTask | PhiWordsTask
+    task: TagTask | DeidentifyTask | FindPhiTask
     out_format: str
     model: str | None = None            # model directory; None: de-identify the gold spans
     columns: CsvColumns | None = None   # csv output: the input's column names
@@ -107,7 +107,8 @@ class ChunkResult:
     stats: dict[str, Any] = field(default_factory=dict)   # de-identify: counts (no PHI)
     leaks: list[str] = field(default_factory=list)        # de-identify: what the audit found
     runs: list[tuple[int, int]] = field(default_factory=list)   # the chunk's runs (see Chunk)
-    phi_words: list[str] = field(default_factory=list)    # PhiWordsTask: what the chunk's PHI holds
+    phi_words: list[str] = field(default_factory=list)    # FindPhiTask: what the chunk's PHI holds,
+    phi_spans: list[list[list]] = field(default_factory=list)   # and its spans (span_row, a note's list each)
 
 
 class ChunkWorker:
@@ -134,8 +135,8 @@ class ChunkWorker:
         started = time.perf_counter()
         if isinstance(self.spec.task, TagTask):
             result = self._tag(chunk)
-        elif isinstance(self.spec.task, PhiWordsTask):
-            result = self._phi_words(chunk)
+        elif isinstance(self.spec.task, FindPhiTask):
+            result = self._find_phi(chunk)
         else:
             result = self._deidentify(chunk)
         result.runs = list(chunk.runs)
@@ -163,12 +164,13 @@ class ChunkWorker:
             return Corpus(chunk.notes, {})
         return filter_spans(Corpus(self._predicted(chunk.notes), {}), min_confidence)
 
-    def _phi_words(self, chunk: Chunk) -> ChunkResult:
+    def _find_phi(self, chunk: Chunk) -> ChunkResult:
         from ..deidentify import phi_words
 
         corpus = self._phi(chunk, self.spec.task.min_confidence)
         return ChunkResult(chunk.index, [], len(chunk.notes), sum(len(n.spans) for n in corpus.notes),
-                           chunk.first_id, chunk.last_id, 0.0, phi_words=sorted(phi_words(corpus.notes)))
+                           chunk.first_id, chunk.last_id, 0.0, phi_words=sorted(phi_words(corpus.notes)),
+                           phi_spans=[[span_row(s) for s in n.spans] for n in corpus.notes])
 
     def _deidentify(self, chunk: Chunk) -> ChunkResult:
         from ..deidentify import audit_leaks, deidentify_corpus
@@ -207,6 +209,15 @@ class ChunkWorker:
             files += [(f"{run_folder(start)}/{rel}", data) for rel, data in run_files]
             written_notes += back.notes
         return files, Corpus(written_notes, {})
+
+
+def span_row(span: Span) -> list:
+    """A span as JSON (a checkpoint keeps the first pass's spans), exact both ways."""
+    return [span.start, span.end, span.label, span.source, span.confidence]
+
+
+def span_of(row: list) -> Span:
+    return Span(*row)
 
 
 def _ends(runs: list[tuple[int, int]]) -> list[int]:

@@ -8,8 +8,8 @@ output is byte for byte the same with 1 or N workers, locally or on Ray, in one 
 resumed after an interruption, and what plain ``tag`` writes: a patient's notes are
 tagged together, as when one process tags all the notes at once. ``deidentify`` too:
 its surrogates avoid the PHI words of the whole input, found before the chunks are
-de-identified (the gold spans' in one more read of the input; with a model, in a first pass
-that tags every chunk, so the model tags each note twice).
+de-identified: the gold spans' in one more read of the input; with a model, in a first pass
+that tags every chunk and keeps its spans in the checkpoint for the second.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .checkpoint import CHUNKING_KEY, Checkpoint
 from .chunking import CHUNKING, ChunkPlan, gather_chunks, plan_chunks, run_starts
 from .csv_notes import CsvColumns
 from .engines import check_engine, make_engine
-from .jobs import Chunk, DeidentifyTask, JobSpec, PhiWordsTask, TagTask, merge_stats
+from .jobs import Chunk, DeidentifyTask, FindPhiTask, JobSpec, TagTask, merge_stats, span_of
 from .readers import iter_notes
 
 #: Notes per chunk (more to finish a patient): the unit of work, of checkpointing and of
@@ -110,6 +110,10 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
                 done_notes += chunk.size
                 report(progress, stage, done_notes, plan.notes)
                 continue
+            if found_by_model:
+                spans = checkpoint.found(chunk.index)["spans"]
+                chunk.notes = [Note(n.id, n.text, n.meta, [span_of(row) for row in rows])
+                               for n, rows in zip(chunk.notes, spans)]
             yield chunk
 
     try:
@@ -117,9 +121,12 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
         plan = plan_chunks(notes(), job.chunk_size, progress)
         if not plan.notes:   # refused, not turned into an empty output
             raise no_notes(job.in_format, job.source, "de-identify" if deidentify else "tag")
+        found_by_model = deidentify and spec.model is not None
         if deidentify:
             words = _whole_input_phi_words(job, spec, plan, notes, checkpoint, progress)
             spec = dataclasses.replace(spec, task=dataclasses.replace(spec.task, exclude=frozenset(words)))
+            if found_by_model:   # the second pass replaces the spans the first pass found
+                spec = dataclasses.replace(spec, model=None)
         report(progress, stage, 0, plan.notes)
         with make_engine(job.engine, spec, job.workers, job.ray_address) as engine:
             for result in engine.results(tasks(plan)):
@@ -157,27 +164,30 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
 def _whole_input_phi_words(job: BulkJob, spec: JobSpec, plan: ChunkPlan, notes, checkpoint: Checkpoint,
                            progress: Progress | None) -> set[str]:
     """The PHI values and words of the whole input, which every chunk's surrogates avoid:
-    the gold spans' when there is no model, else what the model finds (a first pass over
-    every chunk). Kept in the checkpoint: a resumed run's chunks avoid the same words."""
-    stored = checkpoint.phi_words()
-    if stored is not None:
-        return stored
+    the gold spans' when there is no model (one more read of the input), else what the model
+    finds in a first pass over every chunk, whose spans the checkpoint keeps for the second
+    pass (a resumed run does not tag the chunks it found PHI in again)."""
     if spec.model is None:
-        words = phi_words(notes())
-    else:
-        words, done = set(), 0
-        first = dataclasses.replace(spec, task=PhiWordsTask(spec.task.min_confidence))
-        report(progress, "find PHI", 0, plan.notes)
+        return phi_words(notes())
+    found = {index for index in range(plan.chunks) if checkpoint.has_found(index)}
+    done = sum(checkpoint.found(index)["notes"] for index in found)
+    if len(found) < plan.chunks:
+        first = dataclasses.replace(spec, task=FindPhiTask(spec.task.min_confidence))
+        report(progress, "find PHI", done, plan.notes)
         with make_engine(job.engine, first, job.workers, job.ray_address) as engine:
-            for result in engine.results(gather_chunks(notes(), plan, checkpoint.spool)):
+            chunks = (chunk for chunk in gather_chunks(notes(), plan, checkpoint.spool, skip=found)
+                      if chunk.notes is not None)
+            for result in engine.results(chunks):
                 if progress is not None:
                     progress.check()
                 if result is not None:
-                    words.update(result.phi_words)
+                    checkpoint.store_found(result)
                     done += result.notes
                     report(progress, "find PHI", done, plan.notes)
         shutil.rmtree(checkpoint.spool, ignore_errors=True)
-    checkpoint.store_phi_words(words)
+    words: set[str] = set()
+    for index in range(plan.chunks):
+        words.update(checkpoint.found(index)["words"])
     return words
 
 
