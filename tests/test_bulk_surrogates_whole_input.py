@@ -122,3 +122,31 @@ def test_the_command_writes_the_same_with_and_without_the_bulk_options(corpus, t
                      str(out), "--seed", "5", "--mapping", str(mapping), *bulk]) == 0
         written[name] = (out.read_bytes(), json.loads(mapping.read_text()))
     assert written["bulk"] == written["plain"]
+
+
+def test_a_run_interrupted_in_its_first_pass_keeps_what_it_found(corpus, tmp_path):
+    from deid_annotator.bulk.checkpoint import FOUND, checkpoint_folder
+    from deid_annotator.errors import CancelledError
+    from deid_annotator.progress import Progress
+
+    model = train_small_crf(tmp_path / "crf")
+    source = write_input(tmp_path, corpus)
+    spec = JobSpec(DeidentifyTask(seed=3), "jsonl", model=str(model))
+    whole = tmp_path / "whole.jsonl"
+    run_bulk(job(source, whole, spec, chunk_size=4, workers=1))
+
+    def cancel_in_the_first_pass(event):
+        if event.stage == "find PHI" and event.done >= 8:
+            progress.cancel()
+
+    progress = Progress(cancel_in_the_first_pass)
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(CancelledError):
+        run_bulk(job(source, out, spec, chunk_size=4, workers=1), progress)
+    kept = sorted((checkpoint_folder(out) / FOUND).iterdir())
+    assert kept and not out.exists()
+    tagged = []
+    run_bulk(job(source, out, spec, chunk_size=4, workers=1, resume=True),
+             Progress(lambda e: tagged.append(e.done) if e.stage == "find PHI" else None))
+    assert tagged[0] >= 8                                     # resumed where it stopped
+    assert out.read_bytes() == whole.read_bytes()

@@ -144,6 +144,11 @@ class Checkpoint:
     def has_found(self, index: int) -> bool:
         return self._found_path(index).is_file()
 
+    def found_any(self) -> bool:
+        """Whether the first pass found PHI in any chunk yet (work worth resuming)."""
+        folder = self.folder / FOUND
+        return folder.is_dir() and any(p.suffix == ".json" for p in folder.iterdir())
+
     def store_found(self, result: ChunkResult) -> None:
         """Keep what the first pass found in a chunk (whole or absent, as a part)."""
         final = self._found_path(result.index)

@@ -138,7 +138,7 @@ def run_bulk(job: BulkJob, progress: Progress | None = None) -> BulkResult:
                 done_notes += result.notes
                 report(progress, stage, done_notes, plan.notes)
     except BaseException:
-        if not checkpoint.done:
+        if not checkpoint.done and not checkpoint.found_any():
             checkpoint.remove()   # nothing done yet: nothing worth resuming
         raise
     finally:
