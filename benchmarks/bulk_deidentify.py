@@ -22,8 +22,9 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from tag_speed import code_env, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 PHYSIONET_DEV = ROOT.parent / "shared" / "corpora" / "physionet-dev"
@@ -65,21 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("this checkout", str(ROOT))]
     rows: dict[str, list] = {name: [] for name, _ in codes}
+    envs = {name: code_env(code) for name, code in codes}
     with tempfile.TemporaryDirectory(prefix="deid-bench-") as tmp:
         for round_ in range(args.rounds):
             for name, code in codes:
                 out, mapping = Path(tmp) / f"out-{round_}", Path(tmp) / f"map-{round_}.json"
-                env = {**os.environ, "PYTHONPATH": str(Path(code).resolve())}
-                started = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "deid_annotator", "deidentify", "--model",
-                                str(args.model), "--format", "physionet", "--corpus", str(PHYSIONET_DEV),
-                                "--out", str(out), "--workers", str(args.workers), "--chunk-size",
-                                str(args.chunk_size), "--seed", str(args.seed), "--mapping", str(mapping)],
-                               env=env, check=True, stdout=subprocess.DEVNULL)
-                seconds = time.perf_counter() - started
+                seconds, _, _ = timed([sys.executable, "-m", "deid_annotator", "deidentify", "--model",
+                                       str(args.model), "--format", "physionet", "--corpus",
+                                       str(PHYSIONET_DEV), "--out", str(out), "--workers",
+                                       str(args.workers), "--chunk-size", str(args.chunk_size),
+                                       "--seed", str(args.seed), "--mapping", str(mapping)], envs[name])
                 rows[name].append((seconds, os.getloadavg()[0], real_elsewhere(json.loads(mapping.read_text()))))
                 subprocess.run(["rm", "-rf", str(out), str(mapping)], check=True)
-    print(f"| code | wall s per round | load | surrogate names real elsewhere | surrogate places real elsewhere |")
+    print("| code | wall s per round | load | surrogate names real elsewhere | surrogate places real elsewhere |")
     print("|---|---|---|---|---|")
     for name, runs in rows.items():
         walls = " / ".join(f"{s:.1f}" for s, _, _ in runs)

@@ -56,11 +56,30 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+#: Where the commands run: not in a checkout, whose package ``python -m`` and ``python -c``
+#: would import before the one ``PYTHONPATH`` names (the folder they run in comes first).
+NEUTRAL_FOLDER = tempfile.gettempdir()
+
+
+def code_env(code: str | Path) -> dict[str, str]:
+    """The environment whose Python imports checkout ``code``'s ``deid_annotator`` (checked:
+    a comparison of checkouts that ran one of them twice would compare nothing)."""
+    code = Path(code).resolve()
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    found = subprocess.run([sys.executable, "-c", "import deid_annotator; print(deid_annotator.__file__)"],
+                           env=env, cwd=NEUTRAL_FOLDER, check=True, capture_output=True, text=True)
+    path = Path(found.stdout.strip()).resolve()
+    if code not in path.parents:
+        raise SystemExit(f"--code {code}: Python imports {path} instead")
+    return env
+
+
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds (user + sys of the child) and stdout of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, env=env, cwd=NEUTRAL_FOLDER, check=True, capture_output=True,
+                          text=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -84,7 +103,7 @@ def tag_command(model: Path, notes: Path, out: Path) -> list[str]:
 
 def measure(name: str, code: Path, model: Path, sets: dict[str, tuple[Path, int]], work: Path,
             repeat: int) -> list[str]:
-    env = {**os.environ, "PYTHONPATH": str(code)}
+    env = code_env(code)
     rows = []
     for label, (notes, count) in sets.items():
         wall, cpu, at = best_of(repeat, tag_command(model, notes, work / f"out-{name}-{label}"), env)

@@ -17,12 +17,11 @@ jobs, CPU time much less. The checkouts run one after another, never at once.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
 
-from tag_speed import load, timed
+from tag_speed import code_env, load, timed
 
 #: Runs a command and prints the peak memory (KiB) of the largest process it waited for: a
 #: fresh parent per run, so one run's peak does not carry into the next row.
@@ -69,13 +68,13 @@ def main() -> int:
                    "--corpus", str(notes), "--out", str(work / f"model-{len(rows)}")]
         if args.tagger:
             command += ["--tagger", args.tagger]
-        env = {**os.environ, "PYTHONPATH": str(Path(code).resolve())}
+        env = code_env(code)
         at_start = load()
         wall, cpu, peak_kib = timed([sys.executable, "-c", PEAK_OF, *command], env)
         peak_mb = int(peak_kib.split()[-1]) / 1024
         rows.append((name, wall, cpu, peak_mb, at_start, load()))
         print(f"{name}: {wall:.0f} s wall, {cpu:.0f} s CPU", file=sys.stderr, flush=True)
-    print(f"| code | notes | wall s | CPU s | largest process MB | load at start / end |")
+    print("| code | notes | wall s | CPU s | largest process MB | load at start / end |")
     print("|---|---|---|---|---|---|")
     for name, wall, cpu, peak_mb, start, end in rows:
         print(f"| {name} | {args.notes} | {wall:.0f} | {cpu:.0f} | {peak_mb:.0f} | "
