@@ -347,9 +347,13 @@ class CrfTagger(Tagger):
 
     def __getstate__(self) -> dict[str, Any]:
         # CRFsuite taggers and the per-thread slot do not pickle (the stacked tagger sends
-        # untrained members to a worker process); a model's bytes do, and are opened again
+        # members to a worker process and trained ones back); a model's bytes do, and are
+        # opened again. The feature extractor is rebuilt on demand, and the shipped GloVe
+        # clusters (one copy a process, behind a lock) are read again where unpickled.
         state = self.__dict__.copy()
-        state["_tagger"] = state["_per_thread"] = None
+        state["_tagger"] = state["_per_thread"] = state["_fx"] = None
+        if self.word_clusters == "glove":
+            state["_clusters"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -357,6 +361,7 @@ class CrfTagger(Tagger):
         self._per_thread = threading.local()
         if self._model is not None:
             self._open(self._model)
+            self._read_clusters_option()
 
     def _open(self, model: bytes) -> None:
         tagger = _pycrfsuite().Tagger()

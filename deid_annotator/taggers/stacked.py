@@ -39,7 +39,7 @@ from .stacking_candidates import Candidate, find_candidates, gold_share, token_r
 from .stacking_features import FEATURE_GROUPS, FeatureBuilder, NoteView
 from .stacking_classifier import candidate_probabilities
 from .stacking_members import MemberOutput, member_options, member_outputs, patient_folds
-from .stacking_parallel import cross_validate_members
+from .stacking_parallel import cross_validate_and_fit
 from .union import merge_union
 from .word_spread import WordSpread
 
@@ -230,13 +230,9 @@ class StackedTagger(Tagger):
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
         with shared_note_analysis():  # the members tokenise and match the same notes
-            # the single-threaded members' folds in a second process (same outputs)
-            cv = cross_validate_members(self.members, notes, folds, self._new_member, progress,
-                                        self._member_propagation())
-            members = []
-            for name in self.members:
-                report(progress, "stacking", 0, None, f"training {name} on all notes")
-                members.append(self._new_member(name).fit(notes, progress=progress))
+            # the single-threaded members' folds and fits in a second process (same outputs)
+            cv, members = cross_validate_and_fit(self.members, notes, folds, self._new_member,
+                                                 progress, self._member_propagation())
             self.fit_classifier(notes, cv, members, progress)
         self.training["seconds"] = round(time.perf_counter() - started, 3)
         return self

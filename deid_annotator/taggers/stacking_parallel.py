@@ -1,11 +1,14 @@
-"""The stacked tagger's member cross-validation, with folds in a second process.
+"""The stacked tagger's members, cross-validated and trained on all notes, with the work
+shared by a second process.
 
 Training a stacked tagger fits every member K times (its cross-validated predictions) and
-most of that time is one core's. The members whose fit is single-threaded and seeded
-(:data:`PROCESS_SAFE`: the same notes and options give the same model and outputs in any
-process) have their folds fitted in a spawned worker process while the main process
-cross-validates the others (the bilstm-crf, whose torch threads stay as they were), so
-two cores work at once and every output is what the one-process run gives.
+once more on all the notes, and most of that time is one core's. The members whose fit is
+single-threaded and seeded (:data:`PROCESS_SAFE`: the same notes and options give the same
+model and outputs in any process) have their folds, and then their fit on all notes,
+done in a spawned worker process while the main process does the same for the others (the
+bilstm-crf, whose torch threads stay as they were), so two cores work at once and every
+output and model is what the one-process run gives. (With the fits on all notes left to
+the main process, one after another, a core stood idle for a fifth of a training.)
 
 One process only where a second cannot help or cannot start: a single usable core, a
 daemonic process (the app's training jobs run in one; daemons have no children), or a
@@ -48,6 +51,11 @@ def _fit_fold(member: Tagger, held: list[int], propagation: Propagation | None
     return _fit_here(member, _NOTES, held, None, propagation)
 
 
+def _fit_all(member: Tagger) -> Tagger:
+    """``member`` fitted on all the notes (sent back to the main process)."""
+    return member.fit(_NOTES)
+
+
 def _fit_here(member: Tagger, notes: list[Note], held: list[int], progress: Progress | None,
               propagation: Propagation | None) -> list[MemberOutput]:
     """As :func:`.stacking_members.cross_validated_outputs` does for one fold: the member
@@ -73,18 +81,28 @@ def _can_spawn() -> bool:
     return usable_cores() >= 2 and not multiprocessing.current_process().daemon
 
 
-def cross_validate_members(names: Sequence[str], notes: Sequence[Note], folds: Sequence,
+def cross_validate_and_fit(names: Sequence[str], notes: Sequence[Note], folds: Sequence,
                            new_member: Callable[[str], Tagger], progress: Progress | None = None,
                            propagation: Propagation | None = None
-                           ) -> dict[str, list[MemberOutput]]:
+                           ) -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
     """Each member's cross-validated outputs (:func:`.stacking_members.cross_validated_outputs`,
-    with ``propagation``'s parameters), the :data:`PROCESS_SAFE` members' folds fitted in a
-    worker process."""
+    with ``propagation``'s parameters) and the members trained on all ``notes`` (in
+    ``names``' order), the :data:`PROCESS_SAFE` members' folds and fits done in a worker
+    process."""
     notes = list(notes)
     away = [n for n in names if n in PROCESS_SAFE]
+
+    def fitted_here(name: str) -> Tagger:
+        report(progress, "stacking", 0, None, f"training {name} on all notes")
+        return new_member(name).fit(notes, progress=progress)
+
+    def all_here() -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
+        cv = {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
+                                            progress, propagation) for name in names}
+        return cv, [fitted_here(name) for name in names]
+
     if not away or len(folds) < 2 or not _can_spawn():
-        return {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
-                                              progress, propagation) for name in names}
+        return all_here()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -97,18 +115,19 @@ def cross_validate_members(names: Sequence[str], notes: Sequence[Note], folds: S
                                    initializer=_start_worker, initargs=(notes,))
         futures = {(name, k): pool.submit(_fit_fold, new_member(name), fold, propagation)
                    for name in away for k, fold in enumerate(held)}
+        # after the folds (a worker takes its tasks in order): the fits on all notes
+        finals = {name: pool.submit(_fit_all, new_member(name)) for name in away}
     except (OSError, RuntimeError):   # no process could start: all here, as before
-        return {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
-                                              progress, propagation) for name in names}
+        return all_here()
     try:
         out = {name: cross_validated_outputs(name, notes, folds, lambda n=name: new_member(n),
                                              progress, propagation)
                for name in names if name not in away}
+        members = {name: fitted_here(name) for name in names if name not in away}
         for name in away:
             outputs: list[MemberOutput | None] = [None] * len(notes)
             for k, fold in enumerate(held):
-                if progress is not None and progress.cancelled:
-                    raise CancelledError("cancelled by the user")
+                _check(progress)
                 report(progress, "cross-validation", k, len(held),
                        f"{name}: fold {k + 1} of {len(held)}")
                 try:
@@ -119,11 +138,23 @@ def cross_validate_members(names: Sequence[str], notes: Sequence[Note], folds: S
                     outputs[i] = output
             report(progress, "cross-validation", len(held), len(held), f"{name}: done")
             out[name] = outputs  # type: ignore[assignment]
+        for name in away:
+            _check(progress)
+            report(progress, "stacking", 0, None, f"training {name} on all notes")
+            try:
+                members[name] = finals[name].result()
+            except BrokenProcessPool:
+                members[name] = new_member(name).fit(notes, progress=progress)
     except BaseException:
-        end_pool(pool)   # a cancelled or failed fit: stop the folds in flight
+        end_pool(pool)   # a cancelled or failed fit: stop the work in flight
         raise
     pool.shutdown(wait=True)
-    return {name: out[name] for name in names}
+    return {name: out[name] for name in names}, [members[name] for name in names]
 
 
-__all__ = ["PROCESS_SAFE", "cross_validate_members", "usable_cores"]
+def _check(progress: Progress | None) -> None:
+    if progress is not None and progress.cancelled:
+        raise CancelledError("cancelled by the user")
+
+
+__all__ = ["PROCESS_SAFE", "cross_validate_and_fit", "usable_cores"]
