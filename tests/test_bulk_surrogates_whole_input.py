@@ -79,7 +79,8 @@ def test_bulk_deidentify_with_a_model_avoids_what_the_model_finds_in_every_chunk
     assert surrogates_that_are_real(result.mapping.to_json(), real_words(found.notes)) == []
 
 
-def test_an_interrupted_run_resumes_with_the_words_it_found(corpus, tmp_path):
+@pytest.mark.parametrize("cancelled_in", ["find PHI", "deidentify"])
+def test_an_interrupted_run_resumes_without_tagging_again_what_it_found(cancelled_in, corpus, tmp_path):
     from deid_annotator.bulk.checkpoint import FOUND, checkpoint_folder
     from deid_annotator.errors import CancelledError
     from deid_annotator.progress import Progress
@@ -90,24 +91,25 @@ def test_an_interrupted_run_resumes_with_the_words_it_found(corpus, tmp_path):
     whole = tmp_path / "whole.jsonl"
     chunks = run_bulk(job(source, whole, spec, chunk_size=4, workers=1)).chunks
 
-    stages = []
-
-    def cancel_in_the_second_pass(event):
-        stages.append(event.stage)
-        if event.stage == "deidentify" and event.done >= 8:
+    def cancel_after_8_notes(event):
+        if event.stage == cancelled_in and event.done >= 8:
             progress.cancel()
 
-    progress = Progress(cancel_in_the_second_pass)
+    progress = Progress(cancel_after_8_notes)
     out = tmp_path / "out.jsonl"
     with pytest.raises(CancelledError):
         run_bulk(job(source, out, spec, chunk_size=4, workers=1), progress)
-    found = sorted((checkpoint_folder(out) / FOUND).iterdir())
-    assert "find PHI" in stages and len(found) == chunks > 20          # every chunk, first
-    assert {f.stat().st_mode & 0o777 for f in found} == {0o600}       # spans of PHI
-    stages.clear()
-    progress = Progress(stages.append)
-    run_bulk(job(source, out, spec, chunk_size=4, workers=1, resume=True), progress)
-    assert "find PHI" not in [e.stage for e in stages]        # not tagged again
+    found = sorted((checkpoint_folder(out) / FOUND).iterdir())      # kept for the resume
+    assert 0 < len(found) <= chunks and not out.exists()
+    assert {f.stat().st_mode & 0o777 for f in found} == {0o600}     # spans of PHI
+    assert (len(found) == chunks) == (cancelled_in == "deidentify")  # the first pass is whole
+    first_pass = []
+    run_bulk(job(source, out, spec, chunk_size=4, workers=1, resume=True),
+             Progress(lambda e: first_pass.append(e.done) if e.stage == "find PHI" else None))
+    if cancelled_in == "deidentify":
+        assert first_pass == []                   # found everything before: not tagged again
+    else:
+        assert first_pass[0] >= 8                 # resumed where it stopped
     assert out.read_bytes() == whole.read_bytes()
 
 
@@ -122,31 +124,3 @@ def test_the_command_writes_the_same_with_and_without_the_bulk_options(corpus, t
                      str(out), "--seed", "5", "--mapping", str(mapping), *bulk]) == 0
         written[name] = (out.read_bytes(), json.loads(mapping.read_text()))
     assert written["bulk"] == written["plain"]
-
-
-def test_a_run_interrupted_in_its_first_pass_keeps_what_it_found(corpus, tmp_path):
-    from deid_annotator.bulk.checkpoint import FOUND, checkpoint_folder
-    from deid_annotator.errors import CancelledError
-    from deid_annotator.progress import Progress
-
-    model = train_small_crf(tmp_path / "crf")
-    source = write_input(tmp_path, corpus)
-    spec = JobSpec(DeidentifyTask(seed=3), "jsonl", model=str(model))
-    whole = tmp_path / "whole.jsonl"
-    run_bulk(job(source, whole, spec, chunk_size=4, workers=1))
-
-    def cancel_in_the_first_pass(event):
-        if event.stage == "find PHI" and event.done >= 8:
-            progress.cancel()
-
-    progress = Progress(cancel_in_the_first_pass)
-    out = tmp_path / "out.jsonl"
-    with pytest.raises(CancelledError):
-        run_bulk(job(source, out, spec, chunk_size=4, workers=1), progress)
-    kept = sorted((checkpoint_folder(out) / FOUND).iterdir())
-    assert kept and not out.exists()
-    tagged = []
-    run_bulk(job(source, out, spec, chunk_size=4, workers=1, resume=True),
-             Progress(lambda e: tagged.append(e.done) if e.stage == "find PHI" else None))
-    assert tagged[0] >= 8                                     # resumed where it stopped
-    assert out.read_bytes() == whole.read_bytes()
