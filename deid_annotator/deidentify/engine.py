@@ -205,6 +205,16 @@ def _exclusions(notes: Iterable[tuple[Note, list[Span]]]) -> set[str]:
     return out
 
 
+def _avoided(own: set[str], extra: Collection[str]) -> Collection[str]:
+    """``own`` and ``extra`` as one set of words to avoid; ``extra`` itself when it holds
+    ``own`` (a bulk run gives every chunk the whole input's words, which hold the chunk's:
+    copying them for each chunk would cost more than the chunk)."""
+    if not extra:
+        return own
+    extra = extra if isinstance(extra, (set, frozenset)) else frozenset(extra)
+    return extra if own <= extra else own | extra
+
+
 def phi_words(notes: Iterable[Note]) -> set[str]:
     """The PHI values and words (lower case) that :func:`deidentify_corpus` keeps its
     surrogates away from, for ``notes`` given one at a time: a corpus de-identified in parts
@@ -261,7 +271,7 @@ def deidentify_corpus(corpus: Corpus, *, method: str | Mapping[str, str] | None 
         spans, merged = resolve_spans(note.spans)
         stats.merged_spans += merged
         resolved.append((note, spans))
-    exclude = _exclusions(resolved) | set(exclude)
+    exclude = _avoided(_exclusions(resolved), exclude)
     offsets = cfg.allowed_offsets()
 
     by_scope: dict[str, list[int]] = {}
