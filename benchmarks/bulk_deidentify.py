@@ -19,7 +19,7 @@ import argparse
 import json
 import os
 import re
-import subprocess
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                                        str(args.workers), "--chunk-size", str(args.chunk_size),
                                        "--seed", str(args.seed), "--mapping", str(mapping)], envs[name])
                 rows[name].append((seconds, os.getloadavg()[0], real_elsewhere(json.loads(mapping.read_text()))))
-                subprocess.run(["rm", "-rf", str(out), str(mapping)], check=True)
+                shutil.rmtree(out)
+                mapping.unlink()
     print("| code | wall s per round | load | surrogate names real elsewhere | surrogate places real elsewhere |")
     print("|---|---|---|---|---|")
     for name, runs in rows.items():
