@@ -34,11 +34,8 @@ if which == "tag sharing cores":
     from deid_annotator.taggers.parallel_predict import _start_pool
     pool = _start_pool(Path(pid_file.parent, "no-model"))   # a worker without a model still runs tasks
 elif which == "stacked training":
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from deid_annotator.taggers.stacking_parallel import _start_worker
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker, initargs=([],))
+    from deid_annotator.taggers.stacking_parallel import _start_pool
+    pool = _start_pool([])
 else:
     from deid_annotator.bulk.engines import LocalPoolEngine
     from deid_annotator.bulk.jobs import JobSpec, TagTask

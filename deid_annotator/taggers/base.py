@@ -137,6 +137,11 @@ class Tagger(Parameters, ABC):
     def fit(self, notes: Sequence[Note], progress: Progress | None = None) -> "Tagger":
         """Check the parameters, learn from ``notes`` and their gold spans. Returns self."""
 
+    def same_fit_in_any_process(self) -> bool:
+        """Whether ``fit`` gives the same model, bit for bit, in any process (one thread,
+        fixed seeds): the stacked tagger may then fit it in a worker process."""
+        return False
+
     def predict(self, notes: Sequence[Note], progress: Progress | None = None,
                 min_confidence: float | None = None) -> list[list[Span]]:
         """For each note, its predicted spans (``source`` = tagger name, ``confidence`` in

@@ -220,6 +220,9 @@ class CrfTagger(Tagger):
 
     threshold_params = ("threshold",)
 
+    def same_fit_in_any_process(self) -> bool:
+        return True   # CRFsuite's L-BFGS is single-threaded; the negatives' sample is seeded
+
     def __init__(self, lang: str = "en", *,
                  c1: float = 0.01,                  # L1 penalty (sparse models)
                  c2: float = 0.01,                  # L2 penalty

@@ -546,6 +546,9 @@ class RulesTagger(Tagger):
     renamed_options = {"labels": "project_labels"}
     threshold_params = ("min_confidence",)
 
+    def same_fit_in_any_process(self) -> bool:
+        return True   # counts of matches against the gold: no threads, no randomness
+
     def __init__(self, lang: str = "en", *,
                  project_labels: Sequence[str] | None = None,  # the project's label set, when
                                                                # known before fit

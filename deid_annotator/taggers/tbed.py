@@ -50,6 +50,9 @@ class TbedTagger(Tagger):
     name = "tbed"
     trainable = True
 
+    def same_fit_in_any_process(self) -> bool:
+        return True   # greedy rule learning: no threads, no randomness
+
     def __init__(self, lang: str = "en", *,
                  recall_weight: float = 5.0,  # a missed PHI token weighs this many false
                                               # alarms when scoring rules (>= 1)

@@ -228,6 +228,23 @@ class BiLstmCrfTagger(Tagger):
         self._vectors_dim: int | None = None  # the pretrained vectors' size: the word_dim
         self._knowledge: KnowledgeEncoder | None = None  # a model with knowledge features
 
+    def same_fit_in_any_process(self) -> bool:
+        # one torch thread on the CPU gives the same bits in any process (tested); several
+        # threads need not, and a GPU is used from one process
+        o = self._options()
+        return o["threads"] == 1 and resolve_device(o["device"]).type == "cpu"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a lock does not pickle (the stacked tagger sends untrained members to a worker
+        # process); each copy gets its own
+        state = self.__dict__.copy()
+        state["_cache_lock"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._cache_lock = threading.Lock()
+
     def _options(self) -> dict[str, Any]:
         """The parameters by name, checked."""
         options = self.get_params(deep=False)
