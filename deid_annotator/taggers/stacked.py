@@ -230,7 +230,7 @@ class StackedTagger(Tagger):
         except ValueError as exc:
             raise DeidError(f"stacked tagger: {exc}") from None
         with shared_note_analysis():  # the members tokenise and match the same notes
-            # the single-threaded members' folds and fits in a second process (same outputs)
+            # every fit shared by this process and a worker process, longest first (same outputs)
             cv, members = cross_validate_and_fit(self.members, notes, folds, self._new_member,
                                                  progress, self._member_propagation())
             self.fit_classifier(notes, cv, members, progress)

@@ -67,6 +67,20 @@ def patient_folds(notes: Sequence[Note], folds: int, seed: int) -> list[np.ndarr
     return [held for _, held in splitter.split(np.zeros(len(notes)), groups=groups)]
 
 
+def fold_outputs(member: Tagger, notes: Sequence[Note], held: Sequence[int],
+                 progress: Progress | None = None, propagation: Propagation | None = None
+                 ) -> list[MemberOutput]:
+    """``member`` (untrained) fitted on the notes outside ``held``, and its outputs on the
+    notes ``held`` (indices, sorted), with ``propagation`` (its parameters) fitted on the
+    same notes as the member."""
+    held_set = set(held)
+    train = [n for i, n in enumerate(notes) if i not in held_set]
+    member.fit(train, progress=progress)
+    fold_propagation = (None if propagation is None else
+                        Propagation(**propagation.get_params()).fit(train))
+    return member_outputs(member, [notes[i] for i in held], progress, fold_propagation)
+
+
 def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np.ndarray],
                             make_member, progress: Progress | None = None,
                             propagation: Propagation | None = None) -> list[MemberOutput]:
@@ -75,19 +89,12 @@ def cross_validated_outputs(name: str, notes: Sequence[Note], folds: Sequence[np
     (its parameters; fitted on the same folds as the member) is applied to its spans."""
     notes = list(notes)
     out: list[MemberOutput | None] = [None] * len(notes)
-    for k, held in enumerate(folds):
+    for k, fold in enumerate(folds):
         if progress is not None and progress.cancelled:
             raise CancelledError("cancelled by the user")
         report(progress, "cross-validation", k, len(folds), f"{name}: fold {k + 1} of {len(folds)}")
-        held_set = set(int(i) for i in held)
-        member = make_member()
-        train = [n for i, n in enumerate(notes) if i not in held_set]
-        member.fit(train, progress=progress)
-        fold_propagation = (None if propagation is None else
-                            Propagation(**propagation.get_params()).fit(train))
-        held_notes = [notes[i] for i in sorted(held_set)]
-        for i, output in zip(sorted(held_set), member_outputs(member, held_notes, progress,
-                                                               fold_propagation)):
+        held = sorted(int(i) for i in fold)
+        for i, output in zip(held, fold_outputs(make_member(), notes, held, progress, propagation)):
             out[i] = output
     report(progress, "cross-validation", len(folds), len(folds), f"{name}: done")
     return out  # type: ignore[return-value]
@@ -108,4 +115,4 @@ def member_options(params: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 __all__ = ["MemberOutput", "SHARED_PARAMS", "member_outputs", "patient_folds",
-           "cross_validated_outputs", "member_options"]
+           "cross_validated_outputs", "fold_outputs", "member_options"]

@@ -34,7 +34,7 @@ from ..progress import Progress, report
 from ..worker_lifetime import end_pool, end_with_parent
 from .base import Tagger
 from .propagation import Propagation
-from .stacking_members import MemberOutput, member_outputs
+from .stacking_members import MemberOutput, fold_outputs
 
 #: How long a member's fit takes against the crf's, measured on physionet-dev (the whole
 #: ``train``, 2 cores): the order the lanes take fits in. Longest first, so that the last
@@ -76,25 +76,13 @@ def _start_worker(notes: list[Note]) -> None:
 def _fit_fold(member: Tagger, held: list[int], propagation: Propagation | None
               ) -> list[MemberOutput]:
     """``member`` fitted on the notes outside ``held``, and its outputs on ``held``."""
-    return _fit_fold_here(member, _NOTES, held, None, propagation)
+    return fold_outputs(member, _NOTES, held, None, propagation)
 
 
 def _fit_all(member: Tagger, directory: str) -> str:
     """``member`` fitted on all the notes and saved in ``directory`` (loaded by the caller)."""
     member.fit(_NOTES).save(directory)
     return directory
-
-
-def _fit_fold_here(member: Tagger, notes: list[Note], held: list[int], progress: Progress | None,
-                   propagation: Propagation | None) -> list[MemberOutput]:
-    """As :func:`.stacking_members.cross_validated_outputs` does for one fold: the member
-    and the propagation (its parameters) fitted on the other notes, outputs on ``held``."""
-    held_set = set(held)
-    train = [n for i, n in enumerate(notes) if i not in held_set]
-    member.fit(train, progress=progress)
-    fold_propagation = (None if propagation is None else
-                        Propagation(**propagation.get_params()).fit(train))
-    return member_outputs(member, [notes[i] for i in held], progress, fold_propagation)
 
 
 def _load_and_remove(directory: str) -> Tagger:
@@ -187,7 +175,7 @@ def cross_validate_and_fit(names: Sequence[str], notes: Sequence[Note], folds: S
                            ) -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
     """Each member's cross-validated outputs (as
     :func:`.stacking_members.cross_validated_outputs` gives them, with ``propagation``'s
-    parameters) and the members trained on all ``notes`` (in ``names``' order), the fits
+    parameters: :func:`.stacking_members.fold_outputs` for each fold) and the members trained on all ``notes`` (in ``names``' order), the fits
     shared between this process and a worker process."""
     notes = list(notes)
     held = [sorted(int(i) for i in fold) for fold in folds]
@@ -199,7 +187,7 @@ def cross_validate_and_fit(names: Sequence[str], notes: Sequence[Note], folds: S
         member = new_member(fit.member)
         if fit.fold is None:
             return member.fit(notes, progress=progress)
-        return _fit_fold_here(member, notes, held[fit.fold], progress, propagation)
+        return fold_outputs(member, notes, held[fit.fold], progress, propagation)
 
     pool = None
     if portable and len(held) >= 2 and _can_spawn():
