@@ -244,4 +244,4 @@ def read_transformations(path: Path, labels: Sequence[str]) -> list[Transformati
     return rules
 
 
-__all__ = ["TbedTagger", "DEFAULTS", "read_transformations", "TRANSFORMATIONS_FILE"]
+__all__ = ["TbedTagger", "read_transformations", "TRANSFORMATIONS_FILE"]
