@@ -125,8 +125,10 @@ class _Board:
         with self._lock:
             if self.error is not None:
                 return None
-            mine = [f for f in self._todo if f.member in self._portable] if worker else \
-                [f for f in self._todo if f.member not in self._portable] or self._todo
+            if worker:
+                mine = [f for f in self._todo if f.member in self._portable]
+            else:
+                mine = [f for f in self._todo if f.member not in self._portable] or self._todo
             if not mine:
                 return None
             fit = mine[0]
@@ -175,8 +177,9 @@ def cross_validate_and_fit(names: Sequence[str], notes: Sequence[Note], folds: S
                            ) -> tuple[dict[str, list[MemberOutput]], list[Tagger]]:
     """Each member's cross-validated outputs (as
     :func:`.stacking_members.cross_validated_outputs` gives them, with ``propagation``'s
-    parameters: :func:`.stacking_members.fold_outputs` for each fold) and the members trained on all ``notes`` (in ``names``' order), the fits
-    shared between this process and a worker process."""
+    parameters: :func:`.stacking_members.fold_outputs` for each fold) and the members
+    trained on all ``notes`` (in ``names``' order), the fits shared between this process and
+    a worker process."""
     notes = list(notes)
     held = [sorted(int(i) for i in fold) for fold in folds]
     portable = {n for n in names if new_member(n).same_fit_in_any_process()}
