@@ -13,7 +13,6 @@ import pytest
 from deid_annotator.errors import CancelledError, DeidError
 from deid_annotator.progress import Progress
 from deid_annotator.taggers.rules import RulesTagger
-
 from deid_annotator.synthetic import generate_corpus
 from deid_annotator.taggers import create_tagger
 from deid_annotator.taggers import stacking_parallel
@@ -154,9 +153,11 @@ def test_a_cancel_stops_the_worker_and_its_fit_in_flight(monkeypatch):
     monkeypatch.setattr(stacking_parallel, "_start_pool",
                         lambda ns: pools.append(start_pool(ns)) or pools[-1])
     started = time.monotonic()
+    workers = []
 
     def cancel_once_the_worker_fits(event):   # its start takes a second or two
-        if event.stage == "train" and time.monotonic() - started > 4:
+        if event.stage == "train" and time.monotonic() - started > 4 and not workers:
+            workers.extend(pools[0]._processes.values())   # the pool forgets them at shutdown
             progress.cancel()
 
     progress = Progress(cancel_once_the_worker_fits)
@@ -165,8 +166,7 @@ def test_a_cancel_stops_the_worker_and_its_fit_in_flight(monkeypatch):
                                lambda name: create_tagger("crf", "en", max_iterations=100000),
                                progress)
     assert time.monotonic() - started < 60   # a deadline for a stop that takes a second
-    workers = list(pools[0]._processes.values()) if pools[0]._processes else []
-    assert all(not w.is_alive() for w in workers)
+    assert workers and all(not w.is_alive() for w in workers)
 
 
 def test_one_core_runs_every_fold_here(monkeypatch):
