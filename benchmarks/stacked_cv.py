@@ -34,7 +34,7 @@ import numpy as np
 
 from deid_annotator.evaluation.tokens import span_tokens
 from deid_annotator.formats import read_corpus
-from deid_annotator.splits import group_key, split_by_patient
+from deid_annotator.splits import split_by_patient
 from deid_annotator.taggers.stacked import INNER_FOLDS, StackedTagger, TrainingRows, make_classifier
 from deid_annotator.taggers.stacking_features import FEATURE_GROUPS
 from deid_annotator.taggers.stacking_members import patient_folds

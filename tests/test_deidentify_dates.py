@@ -126,7 +126,7 @@ def test_intervals_within_a_patient_are_kept_across_notes_and_formats():
 
 
 def test_offset_range_is_configurable_and_seeded():
-    c = Corpus([mk(f"[5/13/2087|Date]", f"n{i}", patient=f"p{i}") for i in range(30)])
+    c = Corpus([mk("[5/13/2087|Date]", f"n{i}", patient=f"p{i}") for i in range(30)])
     r = deidentify_corpus(c, seed=1, config={"date_shift_days": [10, 20]})
     offs = set(r.mapping.date_offsets.values())
     assert offs <= set(range(10, 21)) - {14} and len(offs) > 3
@@ -135,7 +135,7 @@ def test_offset_range_is_configurable_and_seeded():
 
 
 def test_keep_weekday_uses_multiples_of_seven():
-    c = Corpus([mk(f"[Tuesday, May 13, 2087|Date] then [Friday|Date] [5/16/2087|Date]", f"n{i}",
+    c = Corpus([mk("[Tuesday, May 13, 2087|Date] then [Friday|Date] [5/16/2087|Date]", f"n{i}",
                    patient=f"p{i}") for i in range(10)])
     r = deidentify_corpus(c, seed=2, config={"keep_weekday": True})
     for i in range(10):

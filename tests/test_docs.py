@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from deid_annotator.annotation.keymap import COMMANDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from deid_annotator.cli import main
-from deid_annotator.corpus import Corpus, Note, Span
+from deid_annotator.corpus import Corpus, Note
 from deid_annotator.demo import demo_gold
 from deid_annotator.loop import RetrainJob
 from deid_annotator.release_report import write_release_report

@@ -32,7 +32,7 @@ SMALL = dict(word_dim=16, char_dim=8, char_hidden=8, hidden=16, ff_hidden=16, sh
 
 
 def make_note(rng: random.Random, i: int, patient: str | None = None, dates: bool = False) -> Note:
-    parts, spans = [], []
+    spans = []
     text = ""
     for _ in range(rng.randint(2, 4)):
         filler = rng.choice(FILLER)

@@ -32,7 +32,7 @@ def check_export(fmt: str, corpus, path=None) -> None:
     if found:
         raise FormatError(f"nothing was written: {len(found)} pair(s) of overlapping spans, which "
                           f"{fmt} gold must not hold (" + describe_overlaps(found) + "); export as brat, "
-                          f"which holds them, or resolve them where they came from (a brat import)",
+                          "which holds them, or resolve them where they came from (a brat import)",
                           path, None)
 
 

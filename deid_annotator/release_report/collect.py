@@ -140,11 +140,11 @@ def agreement_estimates(project, versions, progress: Progress | None = None) -> 
     tokenizer = Tokenizer(project.lang)
     tags: dict[tuple[str, str], list[str]] = {}
     pair_notes: dict[tuple[str, str], list[str]] = {}
-    for k, (note_id, annotations) in enumerate(sorted(shared.items()), 1):
+    for k, (note_id, by_annotator) in enumerate(sorted(shared.items()), 1):
         tokens = tokenizer.tokenize(notes[note_id].text)
-        for name, spans in annotations.items():
+        for name, spans in by_annotator.items():
             tags[(note_id, name)] = token_labels(tokens, spans)
-        names = sorted(annotations)
+        names = sorted(by_annotator)
         for i, a in enumerate(names):
             for b in names[i + 1:]:
                 pair_notes.setdefault((a, b), []).append(note_id)

@@ -81,7 +81,7 @@ def restore(project_path: str | os.PathLike, snapshot: str | os.PathLike, *,
     if not snapshot.is_file():
         raise ProjectError(f"{snapshot}: no such snapshot file")
     snap_key, snap_salt = _key_for(snapshot, passphrase)
-    info = _check_snapshot(snapshot, snap_key, snap_salt)
+    _check_snapshot(snapshot, snap_key, snap_salt)   # raises on a snapshot that cannot be restored
     name = re.escape(project_path.name)
     for pattern in (_tmp_pattern(name + r"\.replaced-\d{8}T\d{6}\.\d{6}Z"),
                     _tmp_pattern(r"\." + name + r"\.restoring-\d+"),

@@ -6,7 +6,6 @@ import pytest
 
 from conftest import ANNOTATOR
 
-from deid_annotator.annotation import workflow
 from deid_annotator.loop import RetrainJob, submit
 from deid_annotator.store import Project
 

@@ -77,7 +77,7 @@ def test_the_adjudication_view_names_notes_and_annotators_as_written(qtbot, tmp_
 def test_a_spans_tooltip_quotes_the_note_as_written(qtbot, tmp_path, gold):
     """Notes exported from web pages keep their tags: a span over "<b>Dr Ames</b>" is
     described with them, not in bold."""
-    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QToolTip
 
