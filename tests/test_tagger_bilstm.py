@@ -417,6 +417,36 @@ def test_own_adam_follows_the_adam_update():
     assert torch.allclose(a.detach(), ref, atol=1e-12)
 
 
+def test_lazy_adam_moves_only_the_rows_a_batch_used():
+    """A word the batch does not hold keeps its vector and its moments, even one updated
+    earlier (dense Adam would go on moving it on its old momentum); the rows used follow
+    Kingma & Ba's update with moments of their own."""
+    from deid_annotator.taggers.bilstm_crf.optim import Adam
+    g = torch.Generator().manual_seed(0)
+    table = torch.nn.Parameter(torch.randn(6, 3, generator=g, dtype=torch.float64))
+    ref = table.detach().clone()
+    m, v, seen = torch.zeros_like(ref), torch.zeros_like(ref), [0] * 6
+    ours = Adam([table], lr=0.01)
+    for t, used in enumerate([[0, 2], [2, 5], [1], [0, 5]], 1):
+        grad = torch.zeros_like(ref)
+        grad[used] = torch.randn(len(used), 3, generator=g, dtype=torch.float64)
+        table.grad = grad.clone()
+        before = table.detach().clone()
+        ours.step({id(table): torch.tensor(used)})
+        untouched = [r for r in range(6) if r not in used]
+        assert torch.equal(table.detach()[untouched], before[untouched])
+        for r in used:
+            seen[r] += 1
+            m[r] = 0.9 * m[r] + 0.1 * grad[r]
+            v[r] = 0.999 * v[r] + 0.001 * grad[r] * grad[r]
+            # the bias correction counts the optimiser's steps (as SparseAdam), not the row's
+            ref[r] = ref[r] - 0.01 * (m[r] / (1 - 0.9 ** t)) / ((v[r] / (1 - 0.999 ** t)).sqrt() + 1e-8)
+    assert seen == [2, 1, 2, 0, 0, 2]
+    assert torch.allclose(table.detach(), ref, atol=1e-12)
+    assert torch.equal(table.detach()[[3, 4]], ref[[3, 4]])
+    assert torch.allclose(ours.m[0], m, atol=1e-15) and torch.allclose(ours.v[0], v, atol=1e-15)
+
+
 def test_time_budget_stops_after_an_epoch():
     tagger = BiLstmCrfTagger(**dict(SMALL, max_epochs=50, patience=50, max_seconds=0.001))
     tagger.fit(corpus(10))

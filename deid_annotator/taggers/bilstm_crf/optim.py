@@ -1,5 +1,6 @@
-"""Adam and SGD with momentum in a few lines. torch.optim would do, but constructing one
-imports torch._dynamo, which costs seconds: too much for a retrain meant to be quick."""
+"""Adam (lazy for embedding tables on request) and SGD with momentum in a few lines.
+torch.optim would do, but constructing one imports torch._dynamo, which costs seconds: too
+much for a retrain meant to be quick."""
 from __future__ import annotations
 
 import math
@@ -25,7 +26,11 @@ class Adam:
             p.grad = None
 
     @torch.no_grad()
-    def step(self) -> None:
+    def step(self, rows: dict[int, torch.Tensor] | None = None) -> None:
+        """One update. ``rows``, by ``id`` of a parameter (an embedding table): the rows the
+        batch used. Only those rows are updated, moments included; the others stay as they
+        are, where Adam would go on moving every row that ever had a gradient (lazy Adam,
+        as TensorFlow Addons' ``LazyAdam`` and ``torch.optim.SparseAdam``)."""
         self.step_count += 1
         b1, b2 = self.betas
         c1 = 1 - b1 ** self.step_count
@@ -35,6 +40,16 @@ class Adam:
             if p.grad is None:
                 continue
             g = p.grad
+            used = None if rows is None else rows.get(id(p))
+            if used is not None:
+                g, m_used, v_used = g.index_select(0, used), m.index_select(0, used), v.index_select(0, used)
+                m_used.mul_(b1).add_(g, alpha=1 - b1)
+                v_used.mul_(b2).addcmul_(g, g, value=1 - b2)
+                m.index_copy_(0, used, m_used)
+                v.index_copy_(0, used, v_used)
+                p.index_add_(0, used, m_used / v_used.sqrt_().add_(self.eps * math.sqrt(c2)),
+                             alpha=-step)
+                continue
             m.mul_(b1).add_(g, alpha=1 - b1)
             v.mul_(b2).addcmul_(g, g, value=1 - b2)
             torch.sqrt(v, out=d).add_(self.eps * math.sqrt(c2))
