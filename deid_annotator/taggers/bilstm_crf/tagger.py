@@ -185,7 +185,7 @@ class BiLstmCrfTagger(Tagger):
                  # training
                  optimizer="lazy-adam",    # lazy-adam | adam | sgd. lazy-adam: Adam that updates
                  # only the word embeddings' rows a batch uses (TensorFlow's
-                 # LazyAdam): epochs 17-23 % faster, the same token F1 on
+                 # LazyAdam): epochs 17-22 % faster, the same token F1 on
                  # validation patients (docs/benchmarks.md)
                  learning_rate=0.005, batch_size=8, clip=5.0,
                  max_epochs=30, min_epochs=1,
