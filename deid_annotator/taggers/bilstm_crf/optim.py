@@ -17,8 +17,8 @@ class Adam:
         self.step_count = 0
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params]
-        # sqrt(v) goes into these: a fresh tensor the size of the word embeddings at every
-        # step cost 10 % of a training (page faults on the new memory); the same bits
+        # sqrt(v) goes into these, the same bits: a fresh tensor the size of the word
+        # embeddings at every step made a training 10-12 % longer (docs/benchmarks.md)
         self.denominators = [torch.empty_like(p) for p in self.params]
 
     def zero_grad(self) -> None:
