@@ -535,6 +535,8 @@ class BiLstmCrfTagger(Tagger):
             optimizer = Adam(params, lr=o["learning_rate"])
         else:
             optimizer = SGD(params, lr=o["learning_rate"], momentum=0.9)
+        # lazy-adam: the table whose rows only move when a batch uses them
+        lazy_table = network.word_embedding.weight if o["optimizer"] == "lazy-adam" else None
 
         best_state, best_f1, best_epoch, bad = None, -1.0, 0, 0
         best_score = (-1.0, -1.0, -float("inf"))
@@ -571,10 +573,10 @@ class BiLstmCrfTagger(Tagger):
                 loss.backward()
                 if o["clip"]:
                     torch.nn.utils.clip_grad_norm_(params, o["clip"])
-                if o["optimizer"] == "lazy-adam":
-                    optimizer.step({id(network.word_embedding.weight): torch.unique(batch.words)})
-                else:
+                if lazy_table is None:
                     optimizer.step()
+                else:
+                    optimizer.step({id(lazy_table): torch.unique(batch.words)})
                 total += float(loss.detach()) * len(members)
                 count += len(members)
             loss_value = total / max(count, 1)
