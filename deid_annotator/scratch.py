@@ -7,7 +7,8 @@ folder, owner-only. The process locks a file in it for as long as it runs and re
 folder when it exits. A process that is killed cannot remove anything: a pool's workers
 ended at a cancel, a window closed during a retrain, SIGKILL, a power cut. The operating
 system then releases its lock, and :func:`sweep` removes every scratch folder of this user
-whose lock it can take. Every program start sweeps, and so does a pool after it has ended its
+whose lock it can take, or, without a lock file yet, whose maker (its name holds the
+process's id) has ended. Every program start sweeps, and so does a pool after it has ended its
 workers. Without this, note text stayed in /tmp after such an end, until the next reboot.
 """
 from __future__ import annotations
@@ -51,7 +52,9 @@ def scratch_dir() -> Path:
         if _folder is not None and _folder_pid == os.getpid() and _folder.is_dir():
             return _folder
         # A forked child inherits the parent's globals: it makes its own folder.
-        folder = Path(tempfile.mkdtemp(prefix=PREFIX))   # mkdtemp: 0700
+        # named with this process's id: a folder its maker did not live to lock is told
+        # from one being made (:func:`_unused`)
+        folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))   # mkdtemp: 0700
         held = FileLock(folder / LOCK_NAME, timeout=0, thread_local=False)
         held.acquire()
         if _folder_pid != os.getpid():
@@ -120,6 +123,9 @@ def _unused(folder: Path, info: os.stat_result) -> bool:
     """Whether no process holds ``folder``'s lock (so its owner has ended)."""
     lock_path = folder / LOCK_NAME
     if not lock_path.exists():
+        maker = _MAKER.match(folder.name)
+        if maker is not None and not _alive(int(maker.group(1))):
+            return True
         return time.time() - info.st_mtime >= UNLOCKED_GRACE_SECONDS
     probe = FileLock(lock_path, timeout=0, thread_local=False)
     try:
@@ -129,6 +135,23 @@ def _unused(folder: Path, info: os.stat_result) -> bool:
     except OSError:
         return False
     probe.release()
+    return True
+
+
+#: The process id in a scratch folder's name (folders made before it was there have none).
+_MAKER = re.compile(re.escape(PREFIX) + r"(\d+)-")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (True where that cannot be told)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True   # another user's process, say
     return True
 
 

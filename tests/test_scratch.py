@@ -137,6 +137,35 @@ def test_a_folder_being_made_is_left_alone_an_abandoned_one_is_swept(tmp_path, m
     assert young.exists() and other.exists()
 
 
+def test_a_process_ended_before_it_locked_its_new_folder_leaves_nothing(tmp_path):
+    """A pool's cancel can end a worker between making its scratch folder and locking it
+    (the moment it starts its first chunk): the folder, lockless, names its dead maker, so
+    the sweep after the pool removes it, as it removes a locked one."""
+    from deid_annotator.scratch import sweep
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    ended = _run("import os\n"
+                 "import filelock\n"
+                 "from deid_annotator import scratch\n"
+                 "filelock.FileLock.acquire = lambda *a, **k: os._exit(9)\n"
+                 "scratch.scratch_dir()", tmp)
+    assert ended.returncode == 9, ended.stderr
+    (made,) = tmp.iterdir()
+    assert not (made / ".in-use.lock").exists()
+    assert sweep(tmp) == [made]
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_live_process_keeps_a_folder_it_has_not_locked_yet(tmp_path):
+    from deid_annotator import scratch
+
+    tmp = tmp_path / "tmp"
+    being_made = tmp / f"{scratch.PREFIX}{os.getpid()}-abcd1234"
+    being_made.mkdir(parents=True)
+    assert scratch.sweep(tmp) == [] and being_made.exists()
+
+
 def test_what_earlier_versions_left_is_removed_once_a_day_old(tmp_path):
     from deid_annotator import scratch
 
