@@ -445,9 +445,11 @@ def test_lazy_adam_moves_only_the_rows_a_batch_used():
     assert torch.allclose(table.detach(), ref, atol=1e-12)
     assert torch.equal(table.detach()[[3, 4]], ref[[3, 4]])
     assert torch.allclose(ours.m[0], m, atol=1e-15) and torch.allclose(ours.v[0], v, atol=1e-15)
+    assert ours.denominators == [None]    # no dense buffer the size of a lazily updated table
 
 
 def test_time_budget_stops_after_an_epoch():
     tagger = BiLstmCrfTagger(**dict(SMALL, max_epochs=50, patience=50, max_seconds=0.001))
     tagger.fit(corpus(10))
     assert tagger.training["epochs"] == 1
+

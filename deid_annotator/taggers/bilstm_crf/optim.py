@@ -18,8 +18,9 @@ class Adam:
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params]
         # sqrt(v) goes into these, the same bits: a fresh tensor the size of the word
-        # embeddings at every step made a training 10-12 % longer (docs/benchmarks.md)
-        self.denominators = [torch.empty_like(p) for p in self.params]
+        # embeddings at every step made a training 10-12 % longer (docs/benchmarks.md).
+        # Made at a parameter's first dense update: a lazily updated table never needs one
+        self.denominators: list[torch.Tensor | None] = [None] * len(self.params)
 
     def zero_grad(self) -> None:
         for p in self.params:
@@ -36,7 +37,7 @@ class Adam:
         c1 = 1 - b1 ** self.step_count
         c2 = 1 - b2 ** self.step_count
         step = self.lr * math.sqrt(c2) / c1
-        for p, m, v, d in zip(self.params, self.m, self.v, self.denominators):
+        for i, (p, m, v) in enumerate(zip(self.params, self.m, self.v)):
             if p.grad is None:
                 continue
             g = p.grad
@@ -52,6 +53,9 @@ class Adam:
                 continue
             m.mul_(b1).add_(g, alpha=1 - b1)
             v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            d = self.denominators[i]
+            if d is None:
+                d = self.denominators[i] = torch.empty_like(p)
             torch.sqrt(v, out=d).add_(self.eps * math.sqrt(c2))
             p.addcdiv_(m, d, value=-step)
 
