@@ -452,4 +452,3 @@ def test_time_budget_stops_after_an_epoch():
     tagger = BiLstmCrfTagger(**dict(SMALL, max_epochs=50, patience=50, max_seconds=0.001))
     tagger.fit(corpus(10))
     assert tagger.training["epochs"] == 1
-
