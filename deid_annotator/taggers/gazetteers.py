@@ -8,7 +8,8 @@ Ambiguity: a word that is both a name and a common English word ("will", "rose",
 "mark", "care") is flagged by :attr:`Gazetteers.common` (derived from spaCy's
 case-sensitive English word probabilities, not typed by hand), so taggers can ask
 for more evidence (a title, a capital letter, a neighbouring name) before calling it
-a name.
+a name. :attr:`Gazetteers.clinical` holds words that are not PHI in clinical notes
+(Philter's whitelist: medical terms, drugs and abbreviations English lists call rare).
 """
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ class Gazetteers:
     common: dict[str, float] = field(default_factory=dict)      # word -> log probability
     states: dict[str, str] = field(default_factory=dict)        # name -> postal code
     street_suffixes: frozenset[str] = frozenset()
+    #: words that are not PHI in clinical notes (Philter's whitelist: English and medical)
+    clinical: frozenset[str] = frozenset()
     #: lower-case word -> "lower-form cluster<TAB>title-form cluster" (Brown clusters, 0: none)
     clusters: dict[str, str] = field(default_factory=dict)
     #: phrase (tuple of lower-case pieces) -> categories
@@ -165,6 +168,7 @@ def _load(directory: str) -> Gazetteers:
         common=_read_tsv(d / "common_words.tsv", float),
         states=_read_tsv(d / "states.tsv", str),
         street_suffixes=frozenset(_read_lines(d / "street_suffixes.txt")),
+        clinical=frozenset(_read_lines(d / "clinical_words.txt")),
         clusters=_read_tsv(d / "clusters.tsv", str),
     )
     g.add_phrases(CITY, _read_lines(d / "cities.txt"), folded=True)
