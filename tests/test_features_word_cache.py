@@ -128,7 +128,8 @@ def test_cached_word_features_equal_the_token_by_token_reference(clusters):
                     if k not in word_keys and not k.startswith(("p1", "p2", "p3", "p4", "s1",
                                                                 "s2", "s3", "s4", "bc", "cue:"))
                     and k not in ("g:first", "g:frank", "g:last", "g:lrank", "g:common",
-                                  "g:rare", "g:clin", "g:street", "g:statecode", "g:month", "g:weekday")}
+                                  "g:rare", "g:clin", "g:street", "g:statecode", "g:month",
+                                  "g:weekday")}
                    for f in expected]
         reference_word_features(fx, [t.text for t in tokens], line_case, titled, context)
         assert [list(f.items()) for f in got] == [list(f.items()) for f in context]

@@ -287,9 +287,10 @@ def clinical_words() -> set[str]:
     return {w for w in map(fold, words) if len(w) >= 2 and w.isalpha()}
 
 
-#: Each part of the build: the file it writes and the packages it reads.
+#: Each part that can be rebuilt alone: the file it writes, the packages it reads, and the
+#: function that reads them.
 PARTS = {
-    "clinical_words": ("clinical_words.txt", ("philter-ucsf",)),
+    "clinical_words": ("clinical_words.txt", ("philter-ucsf",), clinical_words),
 }
 
 
@@ -373,11 +374,10 @@ def _sources(packages) -> tuple[dict, dict]:
 def build_part(out: Path, part: str) -> dict:
     """Rebuild one part (:data:`PARTS`) and update its entries in ``SOURCES.json``; the
     other files stay as they are (their sources need not be installed)."""
-    file, packages = PARTS[part]
-    words = {"clinical_words": clinical_words}[part]()
+    file, packages, words = PARTS[part]
     record = out / "SOURCES.json"
     info = json.loads(record.read_text(encoding="utf-8"))
-    info["counts"][part] = _write(out / file, sorted(words))
+    info["counts"][part] = _write(out / file, sorted(words()))
     versions, licences = _sources(packages)
     info["versions"].update(versions)
     info["licenses"].update(licences)
