@@ -57,4 +57,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from measured_on import run_and_report  # date, machine and load beside the tables
+    sys.exit(run_and_report(main))

@@ -8,12 +8,17 @@ then followed by one Markdown line such as
 
 which is what docs/benchmarks.md states beside each table (a figure without its machine
 and load cannot be compared with another).
+
+A SIGTERM (``kill``, a CI time-out) ends the script as an exception would, so its ``finally``
+blocks and temporary folders clean up: several hold copies of real notes or models trained on
+them, which must not stay behind.
 """
 from __future__ import annotations
 
 import datetime
 import os
 import platform
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -66,8 +71,14 @@ def describe(load_at_start: float | None, load_at_end: float | None) -> str:
             f"at {_commit()}; {load}.*")
 
 
+def _exit_on_sigterm(signum: int, _frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def run_and_report(main: Callable[[], int | None]) -> int:
-    """Run a benchmark's ``main`` and print when, where and at what load it ran."""
+    """Run a benchmark's ``main`` and print when, where and at what load it ran. A SIGTERM
+    raises ``SystemExit`` (status 143) wherever the script is, instead of ending it on the spot."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     started = _load()
     status = main()
     print()
