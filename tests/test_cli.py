@@ -97,3 +97,24 @@ def test_every_command_has_help(capsys):
             main([command, "--help"])
         assert exit_.value.code == 0
         assert "usage: deid-annotator " + command in capsys.readouterr().out
+
+
+def test_train_passes_tagger_options_and_refuses_bad_ones_before_reading(tmp_path, corpus_file,
+                                                                        capsys):
+    model = tmp_path / "two-networks"
+    assert main(["train", "--format", "jsonl", "--corpus", str(corpus_file), "--tagger",
+                 "bilstm-crf", "--max-epochs", "1", "--tagger-option", "ensemble=2",
+                 "--tagger-option", "hidden=8", "--out", str(model)]) == 0
+    manifest = json.loads((model / "model.json").read_text())
+    assert manifest["params"]["ensemble"] == 2 and manifest["params"]["hidden"] == 8
+    assert (model / "network-2").is_dir()
+    capsys.readouterr()
+    missing = tmp_path / "no-such-corpus.jsonl"      # the options fail first
+    for option, message in (("ensemble=0", "ensemble must be at least 1"),
+                            ("nonsense=1", "unknown parameter(s) nonsense"),
+                            ("ensemble", "expected KEY=VALUE")):
+        code = main(["train", "--format", "jsonl", "--corpus", str(missing), "--tagger",
+                     "bilstm-crf", "--tagger-option", option, "--out", str(tmp_path / "m")])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "m").exists()

@@ -50,7 +50,7 @@ def test_tag_with_a_bilstm_model_imports_neither_torch_nor_spacy(tmp_path, resou
     demo = read_corpus("jsonl", resources_dir / "demo" / "notes.jsonl")
     notes = demo.subset(demo.notes[:12])
     BiLstmCrfTagger(word_dim=8, char_dim=4, char_hidden=4, hidden=8, ff_hidden=8, shape_dim=2,
-                    max_epochs=1).fit(notes.notes).save(tmp_path / "model")
+                    max_epochs=1, ensemble=1).fit(notes.notes).save(tmp_path / "model")
     write_corpus("jsonl", notes.without_spans(), tmp_path / "notes.jsonl")
     command = (f"from deid_annotator.cli import main\n"
                f"assert main(['tag', '--model', {str(tmp_path / 'model')!r}, '--format', 'jsonl', "

@@ -78,7 +78,7 @@ def test_crf_knowledge_options_go_without_where_the_language_has_none():
 
 def _bilstm(**options):
     return create_tagger("bilstm-crf", pretrained_vectors="glove", max_epochs=2, hidden=16,
-                         ff_hidden=16, char_hidden=8, dev_share=0.0, **options)
+                         ff_hidden=16, char_hidden=8, dev_share=0.0, ensemble=1, **options)
 
 
 def test_bilstm_glove_model_keeps_its_own_rows_and_reads_the_rest_when_it_tags(tmp_path):
@@ -110,7 +110,7 @@ def test_bilstm_glove_keeps_the_names_it_knows_out_of_unk():
     with_glove = _bilstm().fit(train)
     assert with_glove.training["unk_rates"] == {"word": 0.02, "singleton": 0.0}
     without = create_tagger("bilstm-crf", max_epochs=1, hidden=16, ff_hidden=16, char_hidden=8,
-                            dev_share=0.0).fit(train)
+                            dev_share=0.0, ensemble=1).fit(train)
     assert without.training["unk_rates"] == {"word": 0.1, "singleton": 0.5}
     explicit = _bilstm(word_dropout=0.1, singleton_dropout=0.5).fit(train)
     assert explicit.training["unk_rates"] == {"word": 0.1, "singleton": 0.5}
@@ -120,7 +120,7 @@ def test_bilstm_glove_in_spanish_trains_without_vectors():
     notes = [Note(f"n{i}", f"Paciente {w} acude hoy.\n", {}, [Span(9, 9 + len(w), "NOMBRE")])
              for i, w in enumerate(["García", "López", "Martínez", "Sánchez"])]
     tagger = create_tagger("bilstm-crf", lang="es", pretrained_vectors="glove", max_epochs=1,
-                           dev_share=0.0).fit(notes)
+                           dev_share=0.0, ensemble=1).fit(notes)
     assert tagger.training["pretrained_vectors"]["used"] is False
     assert tagger.knowledge_vectors is None
     assert len(tagger.predict(notes)) == 4

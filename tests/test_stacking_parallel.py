@@ -71,7 +71,7 @@ def test_fits_are_taken_longest_first_each_member_on_all_notes_before_its_folds(
 
 
 TINY_BILSTM = {"max_epochs": 2, "hidden": 16, "word_dim": 16, "char_dim": 8, "char_hidden": 8,
-               "ff_hidden": 16, "threads": 1, "device": "cpu"}
+               "ff_hidden": 16, "threads": 1, "device": "cpu", "ensemble": 1}
 
 
 @pytest.mark.skipif(stacking_parallel.usable_cores() < 2, reason="one usable core: no worker")

@@ -28,7 +28,7 @@ FILLER = ["pt resting comfortably", "bp stable", "lungs clear", "no acute distre
 #: Small and quick: tests check behaviour, not accuracy.
 SMALL = dict(word_dim=16, char_dim=8, char_hidden=8, hidden=16, ff_hidden=16, shape_dim=4,
              learning_rate=0.02, batch_size=8, max_epochs=12, patience=4, dropout=0.2,
-             window=40, overlap=10, seed=7)
+             window=40, overlap=10, seed=7, ensemble=1)
 
 
 def make_note(rng: random.Random, i: int, patient: str | None = None, dates: bool = False) -> Note:

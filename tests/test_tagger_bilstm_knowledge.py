@@ -23,7 +23,8 @@ from deid_annotator.tokenization import Tokenizer  # noqa: E402
 
 #: Small and quick: the tests check behaviour, not accuracy.
 SMALL = dict(word_dim=12, char_dim=6, char_hidden=6, hidden=12, ff_hidden=12, shape_dim=4,
-             knowledge_dim=6, max_epochs=2, patience=1, window=32, overlap=8, seed=3)
+             knowledge_dim=6, max_epochs=2, patience=1, window=32, overlap=8, seed=3,
+             ensemble=1)
 
 
 @pytest.fixture(scope="module")

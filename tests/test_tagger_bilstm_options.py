@@ -24,7 +24,7 @@ FILLER = ["pt resting comfortably", "bp stable", "lungs clear", "no acute distre
 
 SMALL = dict(word_dim=8, char_dim=6, char_hidden=6, hidden=8, ff_hidden=8, shape_dim=4,
              learning_rate=0.02, batch_size=8, max_epochs=2,
-             patience=4, dropout=0.2, window=40, overlap=10, seed=7)
+             patience=4, dropout=0.2, window=40, overlap=10, seed=7, ensemble=1)
 
 
 def notes(n: int = 16, seed: int = 0) -> list[Note]:

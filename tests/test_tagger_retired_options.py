@@ -16,7 +16,7 @@ RETIRED_CRF = {"augment_copies": 0, "augment_source": "training"}
 RETIRED_BILSTM = {**RETIRED_CRF, "text_skeleton": False, "skeleton_min_count": 5,
                   "skeleton_dim": 50, "skeleton_hidden": 50}
 TINY_BILSTM = dict(word_dim=8, char_dim=6, char_hidden=6, hidden=8, ff_hidden=8, shape_dim=4,
-                   max_epochs=1, window=40, overlap=10, seed=3)
+                   max_epochs=1, window=40, overlap=10, seed=3, ensemble=1)
 
 
 def _with_retired_options(folder, options: dict) -> None:

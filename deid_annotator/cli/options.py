@@ -30,6 +30,30 @@ def add_lang(parser: argparse.ArgumentParser, default: str | None = "en",
     parser.add_argument("--lang", default=default, help=help)
 
 
+def add_tagger_option(parser: argparse.ArgumentParser, example: str) -> None:
+    parser.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE",
+                        help=f"a tagger option, e.g. {example} (repeatable; values are read as "
+                             f"JSON when they parse, else as text)")
+
+
+def parse_tagger_options(pairs: list[str]) -> dict:
+    """``--tagger-option`` KEY=VALUE pairs as a dict (values read as JSON when they parse)."""
+    import json
+
+    from ..errors import DeidError
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise DeidError(f"--tagger-option {pair!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
 #: ``--lang``'s help where the language is otherwise guessed from the notes
 GUESSED_LANG_HELP = ("language of the notes, a spaCy code (en, es, de, fr, ...); default: guessed "
                      "from the notes (py3langid; English when they do not tell)")

@@ -9,7 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import GUESSED_LANG_HELP, add_format, add_lang, notes_language
+from .options import (GUESSED_LANG_HELP, add_format, add_lang, add_tagger_option, notes_language,
+                      parse_tagger_options)
 from .progress_bar import progress_bar
 
 DEFAULT_TAGGER = "crf"
@@ -55,27 +56,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-project", type=Path, default=None, metavar="DB",
                    help="keep the simulated project as this file (owner-only: it holds the "
                         "corpus's notes and gold), to look at its batches and model versions")
-    p.add_argument("--tagger-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="a tagger option, e.g. max_iterations=50 for crf (repeatable; values "
-                        "are read as JSON when they parse, else as text)")
+    add_tagger_option(p, "max_iterations=50 for crf")
     p.set_defaults(func=run_simulate)
-
-
-def parse_options(pairs: list[str]) -> dict:
-    import json
-
-    from ..errors import DeidError
-
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise DeidError(f"--tagger-option {pair!r}: expected KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
-    return options
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -101,7 +83,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             result = simulate(corpus, eval_corpus, batch_size=args.batch_size,
                               batches=args.batches, strategy=args.strategy, tagger=args.tagger,
                               out_dir=args.out, seed=args.seed, lang=lang,
-                              tagger_options=parse_options(args.tagger_option),
+                              tagger_options=parse_tagger_options(args.tagger_option),
                               hints={"max_epochs": args.max_epochs},
                               length_power=args.length_power,
                               progress=progress, batch_progress=after_batch,

@@ -139,7 +139,8 @@ def _marginal_members(names: Sequence[str]) -> list[str]:
 #: against 2.5, the stack's training CV measured token F2 0.925 against 0.924, recall at
 #: precision 0.92 0.920 against 0.902, and the member's fits took 11-14 % less time
 #: (docs/benchmarks.md).
-MEMBER_DEFAULTS: dict[str, dict[str, Any]] = {"bilstm-crf": {"knowledge_features": False}}
+MEMBER_DEFAULTS: dict[str, dict[str, Any]] = {
+    "bilstm-crf": {"knowledge_features": False, "ensemble": 1}}
 
 
 def stacked_member_options(params: Mapping[str, Any], name: str) -> dict[str, Any]:

@@ -5,10 +5,12 @@ vector per token, concatenated with its word, character and shape vectors."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...note_memo import memoized, sharing
 from ...tokenization import Token
 from ..token_knowledge import knowledge_extractor, knowledge_item, token_knowledge
 from .vocabulary import Vocabulary
@@ -54,10 +56,23 @@ class KnowledgeEncoder:
 
     def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`arrays` of :meth:`items`, in one pass: each distinct crf feature (key and
-        text value) is looked up once per encoder, not named again for every token."""
+        text value) is looked up once per encoder, not named again for every token. Within
+        a :func:`~deid_annotator.note_memo.shared_note_analysis` block (an ensemble's
+        networks reading the same notes) the crf features of a note are computed once: every
+        encoder of a language has the same extractor (:func:`.knowledge_extractor`); each
+        network has its own feature ids, so each maps the shared features itself."""
+        extractor = self.extractor
+        if not sharing():
+            return self._encode(extractor.token_features(text, tokens))
+        return self._encode(memoized(
+            ("knowledge token features", self.lang, text, tuple(tokens)),
+            lambda: tuple(map(MappingProxyType, extractor.token_features(text, tokens)))))
+
+    def _encode(self, token_features: Sequence[Mapping[str, Any]]
+                ) -> tuple[np.ndarray, np.ndarray]:
         lookup = self._lookup
         rows = []
-        for features in self.extractor.token_features(text, tokens):
+        for features in token_features:
             row = []
             for key, value in features.items():
                 if isinstance(value, str):
