@@ -45,9 +45,8 @@ NETWORK_FOLDER = "network-{}"
 ENSEMBLE_NOTES = 32
 
 _INT_OPTIONS = {"ensemble", "word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden",
-                "shape_dim",
-                "min_count", "batch_size", "max_epochs", "patience", "min_epochs", "window",
-                "overlap", "predict_batch_size", "train_window", "knowledge_dim"}
+                "shape_dim", "min_count", "batch_size", "max_epochs", "patience", "min_epochs",
+                "window", "overlap", "predict_batch_size", "train_window", "knowledge_dim"}
 
 
 def _check_options(options: dict[str, Any]) -> None:
@@ -216,10 +215,11 @@ class BiLstmCrfTagger(Tagger):
                  ensemble=3,               # networks trained (seeds seed, seed+1, ...) and voted:
                  # a token is PHI when most of them tag it, each decoding
                  # as one network does; its label and confidence are their
-                 # mean probabilities. Seeds alone moved one network's token
-                 # F1 by up to 0.04 on validation patients; 3 voted: +0.008
-                 # to +0.012 over their mean (docs/benchmarks.md). Each
-                 # network costs a training and a pass when tagging
+                 # mean probabilities. The seed alone moved one network's
+                 # token F1 by up to 0.06 on validation patients; 3 voted:
+                 # +0.008 to +0.019 over their mean, +0.012 on average
+                 # (docs/benchmarks.md). Each network costs a training and
+                 # a pass when tagging
                  threads=1,                # torch threads while training / tagging (None: torch's
                  # default). One is fastest here: the ops are small, and
                  # more threads spin against each other on a busy machine.
