@@ -61,9 +61,9 @@ def test_english_notes_still_default_to_the_stacked_tagger(tmp_path, capsys, mon
     made = []
     real_new_tagger = model_commands.new_tagger
 
-    def recording(name, lang, offered, vectors):
+    def recording(name, lang, offered, vectors, asked=None):
         made.append((name, lang))
-        return real_new_tagger("rules", lang, offered, vectors)
+        return real_new_tagger("rules", lang, offered, vectors, asked)
 
     monkeypatch.setattr(model_commands, "new_tagger", recording)
     assert main(["train", "--format", "jsonl", "--corpus", str(tmp_path / "en.jsonl"),
