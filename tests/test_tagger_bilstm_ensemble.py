@@ -172,5 +172,14 @@ def test_the_networks_compute_a_notes_knowledge_once_and_report_progress_over_al
     spans = loaded.predict(notes, Progress(events.append))
     assert sorted(encoded) == sorted(n.text for n in notes)
     assert [(e.stage, e.done, e.total) for e in events] == [("tag", 32, 40), ("tag", 40, 40)]
+    # a stacked tagger's block of shared analysis lasts for all its notes: no features kept
+    from deid_annotator.note_memo import shared_note_analysis
+
+    encoded.clear()
+    network = loaded.networks()[0]
+    with shared_note_analysis():
+        network.predict(notes[:3])
+        network.predict(notes[:3])
+    assert len(encoded) == 6
     monkeypatch.undo()
     assert spans == ensemble.predict(notes)

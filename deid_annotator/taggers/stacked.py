@@ -138,7 +138,9 @@ def _marginal_members(names: Sequence[str]) -> list[str]:
 #: Its crf member samples lines without PHI as the crf does alone (one per line with PHI):
 #: against 2.5, the stack's training CV measured token F2 0.925 against 0.924, recall at
 #: precision 0.92 0.920 against 0.902, and the member's fits took 11-14 % less time
-#: (docs/benchmarks.md).
+#: (docs/benchmarks.md). The member is one network, not that tagger's vote of three: the
+#: second level already combines the members, and the member is fitted five times (three
+#: networks inside the stack were not measured).
 MEMBER_DEFAULTS: dict[str, dict[str, Any]] = {
     "bilstm-crf": {"knowledge_features": False, "ensemble": 1}}
 

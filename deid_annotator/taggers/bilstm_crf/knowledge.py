@@ -4,9 +4,11 @@ table and their values; the network adds up the rows, weighted by the values, in
 vector per token, concatenated with its word, character and shape vectors."""
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from contextlib import contextmanager
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -17,6 +19,22 @@ from .vocabulary import Vocabulary
 
 #: Features seen fewer times in the training notes are left out (one-off chunk shapes...).
 MIN_COUNT = 2
+
+_local = threading.local()
+
+
+@contextmanager
+def features_shared_by_networks() -> Iterator[None]:
+    """Within this block, inside a :func:`~deid_annotator.note_memo.shared_note_analysis`
+    one (on this thread), the encoders compute a note's crf features once for all of them:
+    an ensemble's networks tagging a small group of notes. Only there: a stacked tagger's
+    block lasts for all the notes it tags, and the features of a note weigh about 0.25 MB."""
+    before = getattr(_local, "on", False)
+    _local.on = True
+    try:
+        yield
+    finally:
+        _local.on = before
 
 
 class KnowledgeEncoder:
@@ -57,12 +75,11 @@ class KnowledgeEncoder:
     def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`arrays` of :meth:`items`, in one pass: each distinct crf feature (key and
         text value) is looked up once per encoder, not named again for every token. Within
-        a :func:`~deid_annotator.note_memo.shared_note_analysis` block (an ensemble's
-        networks reading the same notes) the crf features of a note are computed once: every
-        encoder of a language has the same extractor (:func:`.knowledge_extractor`); each
-        network has its own feature ids, so each maps the shared features itself."""
+        :func:`features_shared_by_networks` the crf features of a note are computed once:
+        every encoder of a language has the same extractor (:func:`.knowledge_extractor`);
+        each network has its own feature ids, so each maps the shared features itself."""
         extractor = self.extractor
-        if not sharing():
+        if not (sharing() and getattr(_local, "on", False)):
             return self._encode(extractor.token_features(text, tokens))
         return self._encode(memoized(
             ("knowledge token features", self.lang, text, tuple(tokens)),

@@ -24,7 +24,7 @@ from ...progress import Progress, report
 from ...tokenization import Token, Tokenizer, bio_to_spans, spans_to_bio
 from .batching import TokenTable, bucketed, encode, make_batch, training_windows
 from .dimensions import Dimensions
-from .knowledge import KnowledgeEncoder
+from .knowledge import KnowledgeEncoder, features_shared_by_networks
 from .vocabulary import SHAPES, UNK_ID, Vocabulary, bio_tags, normalize_word
 
 if TYPE_CHECKING:                 # torch is imported only to train, or to run on CUDA
@@ -736,7 +736,8 @@ class BiLstmCrfTagger(Tagger):
             group = notes[start:start + ENSEMBLE_NOTES]
             if progress is not None:
                 progress.check()
-            with shared_note_analysis():   # tokens, patterns and knowledge: once, not per network
+            # tokens, patterns, rules and crf features: once for all the networks
+            with shared_note_analysis(), features_shared_by_networks():
                 runs = [list(net._decode(group, None)) for net in networks]
             yield from self._voted(networks, runs, threshold)
             done = start + len(group)
