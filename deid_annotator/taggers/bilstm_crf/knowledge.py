@@ -7,8 +7,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from contextlib import contextmanager
-from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -74,63 +73,96 @@ class KnowledgeEncoder:
                       for token in items])
 
     def __call__(self, text: str, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`arrays` of :meth:`items`, in one pass: each distinct crf feature (key and
-        text value) is looked up once per encoder, not named again for every token. Within
-        :func:`features_shared_by_networks` the crf features of a note are computed once:
-        every encoder of a language has the same extractor (:func:`.knowledge_extractor`);
-        each network has its own feature ids, so each maps the shared features itself."""
+        """:meth:`arrays` of :meth:`items`, in one pass: each distinct crf feature of the
+        note (key and text value, or key of a number) is looked up once per encoder, not
+        for every token that has it. Within :func:`features_shared_by_networks` a note's
+        features are computed and flattened once: every encoder of a language has the same
+        extractor (:func:`.knowledge_extractor`), and each network, which has its own
+        feature ids, maps only the note's distinct features."""
         extractor = self.extractor
         if not (sharing() and getattr(_local, "on", False)):
-            return self._encode(extractor.token_features(text, tokens))
+            return self._encode(_flattened(extractor.token_features(text, tokens)))
         return self._encode(memoized(
             ("knowledge token features", self.lang, text, tuple(tokens)),
-            lambda: tuple(map(MappingProxyType, extractor.token_features(text, tokens)))))
+            lambda: _flattened(extractor.token_features(text, tokens))))
 
-    def _encode(self, token_features: Sequence[Mapping[str, Any]]
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def _encode(self, note: "_NoteFeatures") -> tuple[np.ndarray, np.ndarray]:
         lookup = self._lookup
-        rows = []
-        for features in token_features:
-            row = []
-            for key, value in features.items():
-                if isinstance(value, str):
-                    entry = lookup.get((key, value), _MISSING)
-                    if entry is _MISSING:
-                        entry = lookup[(key, value)] = self._entry(key, value)
-                    if entry is not None:
-                        row.append(entry)
-                else:
-                    entry = lookup.get(key, _MISSING)
-                    if entry is _MISSING:
-                        entry = lookup[key] = self._entry(key, value)
-                    if entry is not None:
-                        row.append((entry[0], float(value)))
-            rows.append(row)
-        return _pack(rows)
+        entries = [lookup[k] if k in lookup else lookup.setdefault(k, self._entry(k))
+                   for k in note.distinct]
+        known = np.fromiter((-1 if e is None else e[0] for e in entries), dtype=np.int64,
+                            count=len(entries))
+        text_value = np.fromiter((0.0 if e is None else e[1] for e in entries),
+                                 dtype=np.float64, count=len(entries))
+        ids = known[note.feature_of]
+        keep = ids >= 0
+        feature = note.feature_of[keep]
+        # a number feature's value is the token's own; a text feature's, its item's (1.0)
+        values = np.where(note.is_text[keep], text_value[feature], note.values[keep])
+        return _packed(note.tokens, note.token_of[keep], ids[keep], values)
 
-    def _entry(self, key: str, value) -> tuple[int, float] | None:
-        item = knowledge_item(key, value)
+    def _entry(self, key) -> tuple[int, float] | None:
+        """``(id, value)`` of a distinct feature: ``(key, text)`` or the key of a number."""
+        item = knowledge_item(*key) if isinstance(key, tuple) else knowledge_item(key, 1.0)
         if item is None or item[0] not in self.features.stoi:
             return None
         return self.features.stoi[item[0]], item[1]
 
 
-_MISSING = object()
+class _NoteFeatures(NamedTuple):
+    """A note's crf features, flattened in token order: for each occurrence, its token,
+    its distinct feature and its value (a number's; 0 for text)."""
+    tokens: int
+    distinct: tuple         # (key, text value) of a text feature, the key of a number
+    token_of: np.ndarray    # [m] int64
+    feature_of: np.ndarray  # [m] int64, into distinct
+    is_text: np.ndarray     # [m] bool
+    values: np.ndarray      # [m] float64
+
+
+def _flattened(token_features: Sequence[Mapping[str, Any]]) -> _NoteFeatures:
+    index: dict = {}
+    feature_of: list[int] = []
+    values: list[float] = []
+    is_text: list[bool] = []
+    counts: list[int] = []
+    for features in token_features:
+        counts.append(len(features))
+        for key, value in features.items():
+            text = isinstance(value, str)
+            k = (key, value) if text else key
+            feature_of.append(index.setdefault(k, len(index)))
+            is_text.append(text)
+            values.append(0.0 if text else float(value))
+    note = _NoteFeatures(len(counts), tuple(index),
+                         np.repeat(np.arange(len(counts)), np.array(counts, dtype=np.int64)),
+                         np.array(feature_of, dtype=np.int64), np.array(is_text, dtype=bool),
+                         np.array(values, dtype=np.float64))
+    for array in note[2:]:          # shared by the networks: read-only
+        array.flags.writeable = False
+    return note
 
 
 def _pack(rows: list[list[tuple[int, float]]]) -> tuple[np.ndarray, np.ndarray]:
     """Per-token ``(id, value)`` lists as ``ids``, ``values`` [n, F], right-padded with 0."""
-    width = max(map(len, rows), default=0) or 1
-    ids = np.zeros((len(rows), width), dtype=np.int64)
-    values = np.zeros((len(rows), width), dtype=np.float32)
-    counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    if counts.sum():
-        flat = [entry for row in rows for entry in row]
-        token = np.repeat(np.arange(len(rows)), counts)
-        slot = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ids[token, slot] = [fid for fid, _ in flat]
-        values[token, slot] = [value for _, value in flat]
-    return ids, values
+    counts = list(map(len, rows))
+    return _packed(len(rows), np.repeat(np.arange(len(rows)), counts),
+                   np.fromiter((fid for row in rows for fid, _ in row), dtype=np.int64),
+                   np.fromiter((v for row in rows for _, v in row), dtype=np.float64))
+
+
+def _packed(tokens: int, token_of: np.ndarray, ids: np.ndarray, values: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Entries in token order (``token_of``) as ``ids``, ``values`` [tokens, F], each
+    token's entries from the left, right-padded with 0."""
+    counts = np.bincount(token_of, minlength=tokens)
+    width = int(counts.max(initial=0)) or 1
+    slot = np.arange(len(token_of)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out_ids = np.zeros((tokens, width), dtype=np.int64)
+    out_values = np.zeros((tokens, width), dtype=np.float32)
+    out_ids[token_of, slot] = ids
+    out_values[token_of, slot] = values
+    return out_ids, out_values
 
 
 __all__ = ["KnowledgeEncoder", "MIN_COUNT"]
