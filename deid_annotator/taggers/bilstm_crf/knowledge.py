@@ -27,8 +27,8 @@ def features_shared_by_networks() -> Iterator[None]:
     """Within this block, inside a :func:`~deid_annotator.note_memo.shared_note_analysis`
     one (on this thread), the encoders compute a note's crf features once for all of them:
     an ensemble's networks tagging a small group of notes. Only there: a stacked tagger's
-    block lasts for all the notes it tags, and the features of a note weigh about 0.16 MB
-    (physionet-dev's nursing notes, 800 characters on average)."""
+    block lasts for all the notes it tags, and a note's flattened features weigh about
+    0.14 MB (physionet-dev's nursing notes of 1,000 characters on average)."""
     before = getattr(_local, "on", False)
     _local.on = True
     try:
@@ -99,7 +99,7 @@ class KnowledgeEncoder:
         feature = note.feature_of[keep]
         # a number feature's value is the token's own; a text feature's, its item's (1.0)
         values = np.where(note.is_text[keep], text_value[feature], note.values[keep])
-        return _packed(note.tokens, note.token_of[keep], ids[keep], values)
+        return _packed(note.token_count, note.token_of[keep], ids[keep], values)
 
     def _entry(self, key) -> tuple[int, float] | None:
         """``(id, value)`` of a distinct feature: ``(key, text)`` or the key of a number."""
@@ -112,12 +112,12 @@ class KnowledgeEncoder:
 class _NoteFeatures(NamedTuple):
     """A note's crf features, flattened in token order: for each occurrence, its token,
     its distinct feature and its value (a number's; 0 for text)."""
-    tokens: int
+    token_count: int
     distinct: tuple         # (key, text value) of a text feature, the key of a number
-    token_of: np.ndarray    # [m] int64
-    feature_of: np.ndarray  # [m] int64, into distinct
+    token_of: np.ndarray    # [m] int32
+    feature_of: np.ndarray  # [m] int32, into distinct
     is_text: np.ndarray     # [m] bool
-    values: np.ndarray      # [m] float64
+    values: np.ndarray      # [m] float32: the network reads float32
 
 
 def _flattened(token_features: Sequence[Mapping[str, Any]]) -> _NoteFeatures:
@@ -135,9 +135,9 @@ def _flattened(token_features: Sequence[Mapping[str, Any]]) -> _NoteFeatures:
             is_text.append(text)
             values.append(0.0 if text else float(value))
     note = _NoteFeatures(len(counts), tuple(index),
-                         np.repeat(np.arange(len(counts)), np.array(counts, dtype=np.int64)),
-                         np.array(feature_of, dtype=np.int64), np.array(is_text, dtype=bool),
-                         np.array(values, dtype=np.float64))
+                         np.repeat(np.arange(len(counts), dtype=np.int32), counts),
+                         np.array(feature_of, dtype=np.int32), np.array(is_text, dtype=bool),
+                         np.array(values, dtype=np.float32))
     for array in note[2:]:          # shared by the networks: read-only
         array.flags.writeable = False
     return note

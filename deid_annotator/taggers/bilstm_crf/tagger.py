@@ -41,7 +41,8 @@ STATE_FORMAT = 1
 #: Network ``k`` (2, 3, ...) of an ensemble is saved in this subfolder of the model's.
 NETWORK_FOLDER = "network-{}"
 #: Notes an ensemble's networks tag together, sharing the notes' tokens and crf features
-#: (about 0.16 MB a nursing note of 800 characters, while the group lasts).
+#: (the features flattened: about 0.14 MB a nursing note of 1,000 characters, while the
+#: group lasts).
 ENSEMBLE_NOTES = 32
 
 _INT_OPTIONS = {"ensemble", "word_dim", "char_dim", "char_hidden", "hidden", "ff_hidden",
