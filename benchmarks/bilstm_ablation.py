@@ -20,7 +20,6 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -97,7 +96,9 @@ def main() -> int:
     train, scored = split_by_patient(corpus.notes, 0.2, seed=args.seed)
     if args.on == "validation":
         train, scored = split_by_patient(train, 0.2, seed=1)
-    work = args.work or Path(tempfile.mkdtemp(prefix="deid-bilstm-ablation-"))
+    from measured_on import work_folder
+
+    work = work_folder(args.work, "deid-bilstm-ablation-")  # removed unless --work
     (work / "tagged").mkdir(parents=True, exist_ok=True)
     notes_dir = work / f"{args.on}-notes"
     write_corpus("physionet", corpus.subset(scored).without_spans(), notes_dir)

@@ -27,7 +27,6 @@ import argparse
 import csv
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,7 +34,6 @@ from deid_annotator.corpus import Corpus, Note
 from deid_annotator.evaluation import evaluate
 from deid_annotator.formats import read_corpus
 from deid_annotator.loop.simulation import simulate
-from deid_annotator.private_files import private_dir
 from deid_annotator.splits import split_by_patient
 from deid_annotator.store import Project
 from deid_annotator.taggers import create_tagger
@@ -115,7 +113,9 @@ def main() -> int:
         print(f"no corpus at {args.corpus} (expected ../shared/corpora/physionet-dev)",
               file=sys.stderr)
         return 2
-    work = private_dir(args.work or Path(tempfile.mkdtemp(prefix="deid-levers-")))
+    from measured_on import work_folder
+
+    work = work_folder(args.work, "deid-levers-")  # real notes: removed unless --work
     corpus = read_corpus("physionet", args.corpus)
     pool, _test = split_by_patient(corpus.notes, 0.2, seed=13)   # test patients: never read
     table: dict[str, dict[int, tuple]] = {}

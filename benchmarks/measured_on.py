@@ -15,12 +15,15 @@ them, which must not stay behind.
 """
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -84,3 +87,17 @@ def run_and_report(main: Callable[[], int | None]) -> int:
     print()
     print(describe(started, _load()))
     return int(status or 0)
+
+
+def work_folder(given: Path | None, prefix: str) -> Path:
+    """An owner-only folder for a benchmark's copies of real notes, the models trained on
+    them and their outputs: ``given`` (``--work``) is kept, for a rerun to reuse; without
+    it, a temporary folder removed when the script ends (normally, on an error or on a
+    SIGTERM through :func:`run_and_report`)."""
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        given.chmod(0o700)
+        return given
+    folder = Path(tempfile.mkdtemp(prefix=prefix))    # mode 0700
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder

@@ -25,14 +25,12 @@ import os
 import random
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from deid_annotator.corpus import Corpus
 from deid_annotator.formats import read_corpus
 from deid_annotator.loop import RetrainJob
-from deid_annotator.private_files import private_dir
 from deid_annotator.progress import Progress
 from deid_annotator.splits import split_by_patient
 from deid_annotator.store import Project
@@ -79,7 +77,9 @@ def main() -> int:
               file=sys.stderr)
         return 2
     pool, _test = split_by_patient(read_corpus("physionet", args.corpus).notes, 0.2, seed=13)
-    work = private_dir(Path(tempfile.mkdtemp(prefix="deid-retrain-speed-")))
+    from measured_on import work_folder
+
+    work = work_folder(None, "deid-retrain-speed-")  # real notes: removed at the end
     print("| gold notes | slice notes | retrain proper s | score pool s | ahead s | measure s "
           "| whole job s | whole job CPU s | load |")
     print("|---|---|---|---|---|---|---|---|---|")

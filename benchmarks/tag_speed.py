@@ -33,7 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deid_annotator.formats import read_corpus, write_corpus  # noqa: E402
-from deid_annotator.private_files import private_dir  # noqa: E402
 from deid_annotator.splits import split_by_patient  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "physionet-dev"
@@ -155,7 +154,9 @@ def main() -> int:
     if args.model is None and not args.train:
         ap.error("give --model, or --train to train one")
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("this checkout", str(ROOT))]
-    work = private_dir(args.work or Path(tempfile.mkdtemp(prefix="deid-tag-speed-")))  # PHI
+    from measured_on import work_folder
+
+    work = work_folder(args.work, "deid-tag-speed-")  # real notes: removed unless --work
 
     corpus = read_corpus("physionet", args.corpus)
     train, test = split_by_patient(corpus.notes, 0.2, seed=13)

@@ -17,7 +17,8 @@ reused by name).
 
 Members are trained once and reused by every row (union, stacked and its ablations);
 their models (``WORK/models``) and cross-validated predictions (``WORK/cv``, owner-only:
-they point at PHI) are kept, so a rerun with the same ``--work`` skips them. Ablation rows are scored in-process
+they point at PHI) are kept, so a rerun with the same ``--work`` skips them (without
+``--work``: a temporary folder, removed at the end). Ablation rows are scored in-process
 on member outputs computed once (their notes/s is not measured). The test patients are
 never used for any choice: taggers hold back their own validation patients, and the
 stacked tagger picks its classifier and threshold on cross-validation of the training
@@ -30,7 +31,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -118,7 +118,9 @@ def main() -> int:
     train, test = split_by_patient(corpus.notes, args.test_share, seed=args.seed)
     gold_test = corpus.subset(test)
     blank_test = gold_test.without_spans().notes
-    work = private_dir(args.work or Path(tempfile.mkdtemp(prefix="deid-bench-")))
+    from measured_on import work_folder
+
+    work = work_folder(args.work, "deid-bench-")  # real notes: removed unless --work
     (work / "tagged").mkdir(parents=True, exist_ok=True)
     test_dir = work / "test-notes"
     write_corpus("physionet", gold_test.without_spans(), test_dir)

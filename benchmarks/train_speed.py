@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 from tag_speed import code_env, load, timed
@@ -59,7 +58,9 @@ def main() -> int:
     if not (args.corpus / "id.text").is_file():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 1
-    work = args.work or Path(tempfile.mkdtemp(prefix="train-speed-"))   # mode 0700
+    from measured_on import work_folder
+
+    work = work_folder(args.work, "train-speed-")  # real notes: removed unless --work
     notes = args.corpus if args.notes == "all" else training_patients(args.corpus, work)
     codes = [tuple(c.split("=", 1)) for c in args.code] or [("this checkout", str(ROOT))]
     rows = []
