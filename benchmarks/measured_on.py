@@ -95,9 +95,9 @@ def work_folder(given: Path | None, prefix: str) -> Path:
     it, a temporary folder removed when the script ends (normally, on an error or on a
     SIGTERM through :func:`run_and_report`)."""
     if given is not None:
-        given.mkdir(parents=True, exist_ok=True)
-        given.chmod(0o700)
-        return given
+        from deid_annotator.private_files import private_dir
+
+        return private_dir(given)
     folder = Path(tempfile.mkdtemp(prefix=prefix))    # mode 0700
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
