@@ -151,15 +151,15 @@ def _pack(rows: list[list[tuple[int, float]]]) -> tuple[np.ndarray, np.ndarray]:
                    np.fromiter((v for row in rows for _, v in row), dtype=np.float64))
 
 
-def _packed(tokens: int, token_of: np.ndarray, ids: np.ndarray, values: np.ndarray
+def _packed(token_count: int, token_of: np.ndarray, ids: np.ndarray, values: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
-    """Entries in token order (``token_of``) as ``ids``, ``values`` [tokens, F], each
+    """Entries in token order (``token_of``) as ``ids``, ``values`` [token_count, F], each
     token's entries from the left, right-padded with 0."""
-    counts = np.bincount(token_of, minlength=tokens)
+    counts = np.bincount(token_of, minlength=token_count)
     width = int(counts.max(initial=0)) or 1
     slot = np.arange(len(token_of)) - np.repeat(np.cumsum(counts) - counts, counts)
-    out_ids = np.zeros((tokens, width), dtype=np.int64)
-    out_values = np.zeros((tokens, width), dtype=np.float32)
+    out_ids = np.zeros((token_count, width), dtype=np.int64)
+    out_values = np.zeros((token_count, width), dtype=np.float32)
     out_ids[token_of, slot] = ids
     out_values[token_of, slot] = values
     return out_ids, out_values
