@@ -60,9 +60,45 @@ class Misalignment:
                 f"widened to {self.aligned.start}-{self.aligned.end}")
 
 
+class _TorchHidden:
+    """A meta path finder under which ``import torch`` fails in the thread that made it (and
+    only there: another thread importing torch meanwhile gets it)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._thread = threading.get_ident()
+
+    def find_spec(self, name, path=None, target=None):
+        import threading
+
+        if (name == "torch" or name.startswith("torch.")) and threading.get_ident() == self._thread:
+            raise ModuleNotFoundError(f"No module named {name!r} (hidden from spaCy)", name=name)
+        return None
+
+
+def _import_spacy():
+    """spaCy, imported without torch: thinc (which spaCy imports) imports torch whenever it is
+    installed, ~2 s of every fit in a fresh process, for neural pipelines that a blank
+    tokenizer never runs. thinc then records torch as absent; importing torch later for the
+    bilstm-crf works as usual."""
+    import sys
+
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+        return spacy
+    hidden = _TorchHidden()
+    sys.meta_path.insert(0, hidden)
+    try:
+        import spacy
+    finally:
+        sys.meta_path.remove(hidden)
+    return spacy
+
+
 @lru_cache(maxsize=8)
 def _blank(lang: str):
-    import spacy
+    spacy = _import_spacy()
 
     try:
         nlp = spacy.blank(lang)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import textwrap
 import sys
 
 import pytest
@@ -58,3 +59,43 @@ def test_tag_with_a_bilstm_model_imports_neither_torch_nor_spacy(tmp_path, resou
                f"{str(tmp_path / 'tagged.jsonl')!r}]) == 0")
     assert imported_after(command) == []
     assert len(read_corpus("jsonl", tmp_path / "tagged.jsonl")) == 12
+
+
+def test_spacy_tokenizer_does_not_import_torch():
+    """Fitting a model tokenises with spaCy; thinc, which spaCy imports, imports torch when it
+    is installed (~2 s of every fit in a fresh process: the app's retrain, ``train``) for
+    models this project never runs. Torch imported later, for a bilstm-crf, still works."""
+    pytest.importorskip("torch")
+    code = ("from deid_annotator.tokenization import Tokenizer\n"
+            "assert [t.text for t in Tokenizer('en')('Dr.Smith cannot')] == "
+            "['Dr', '.', 'Smith', 'can', 'not']\n")
+    assert imported_after(code) == ["spacy"]
+    later = code + "import torch\nassert torch.ones(2).sum().item() == 2\n"
+    assert imported_after(later) == ["torch", "spacy"]
+
+
+def test_torch_imported_by_another_thread_meanwhile_is_not_hidden():
+    """Only the thread importing spaCy has torch hidden: a bilstm-crf importing torch in
+    another thread at that moment gets it."""
+    pytest.importorskip("torch")
+    code = textwrap.dedent("""
+        import sys, threading, time
+        from deid_annotator import tokenization
+        got = {}
+
+        def other():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not any(
+                    isinstance(f, tokenization._TorchHidden) for f in sys.meta_path):
+                time.sleep(0.001)
+            got["hidden then"] = any(isinstance(f, tokenization._TorchHidden) for f in sys.meta_path)
+            import torch
+            got["torch"] = torch.ones(2).sum().item()
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        tokenization.Tokenizer("en")("Dr.Smith cannot")
+        thread.join()
+        assert got == {"hidden then": True, "torch": 2.0}, got
+        """)
+    assert imported_after(code) == ["torch", "spacy"]
