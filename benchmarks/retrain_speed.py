@@ -16,7 +16,11 @@ pre-annotated ahead) and the seconds of each stage are printed:
   seconds (user + sys, all threads of this process and its children) and the load average at its start: on
   a shared machine wall time depends on the others' jobs, CPU time much less.
 
-    python benchmarks/retrain_speed.py [--gold 200,400] [--richest] [--tagger crf]
+With ``--as-the-app`` the job runs as the app runs it, in a spawned child process
+(:class:`deid_annotator.annotation.workflow.ProcessJob`): the child's start, its imports
+included, counts in the first stage, and the whole job lasts until the child has exited.
+
+    python benchmarks/retrain_speed.py [--gold 200,400] [--richest] [--tagger crf] [--as-the-app]
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from deid_annotator.corpus import Corpus
 from deid_annotator.formats import read_corpus
@@ -65,12 +70,33 @@ class StageClock:
         return out
 
 
+def _run_as_the_app(path: Path, tagger: str, clock: StageClock) -> SimpleNamespace:
+    """The retrain job in a spawned child, as the app's dialog runs it; its progress events
+    feed ``clock`` (the child's start counts in the first stage)."""
+    from deid_annotator.annotation.workflow import ProcessJob
+
+    job = ProcessJob("retrain", path, tagger=tagger).start()
+    while not job.finished:
+        for event in job.poll():
+            if event[0] == "progress":
+                clock(SimpleNamespace(stage=event[1]))
+        time.sleep(0.02)
+    job.join()    # the whole job ends with the child's exit; a reaped child's CPU seconds count
+    if job.error is not None:
+        raise SystemExit(f"the retrain job failed: {job.error[1]}")
+    result = job.result
+    return SimpleNamespace(seconds=result["seconds"], eval_notes=result["eval_notes"],
+                           metrics=result["metrics"])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--gold", default="200,400", help="gold note counts, comma-separated")
     ap.add_argument("--richest", action="store_true", help="the N notes richest in PHI")
     ap.add_argument("--tagger", default="crf")
+    ap.add_argument("--as-the-app", action="store_true",
+                    help="run the job in a spawned child process, as the app does")
     args = ap.parse_args()
     if not (args.corpus / "id.text").is_file():
         print(f"no corpus at {args.corpus} (expected ../shared/corpora/physionet-dev)",
@@ -96,7 +122,10 @@ def main() -> int:
                                   source="model")
         clock = StageClock()
         cpu, at = _cpu_seconds(), os.getloadavg()[0]
-        result = RetrainJob(path, args.tagger, progress=Progress(clock)).run()
+        if args.as_the_app:
+            result = _run_as_the_app(path, args.tagger, clock)
+        else:
+            result = RetrainJob(path, args.tagger, progress=Progress(clock)).run()
         end = time.perf_counter()
         stages = clock.seconds(end)
         tagger_stages = sum(s for k, s in stages.items()

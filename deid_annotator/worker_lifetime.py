@@ -1,4 +1,5 @@
-"""Worker processes that end with the process that started them.
+"""Worker processes: whether one can start here, and ending them with the process that
+started them.
 
 A worker of a process pool goes on with its task when its parent is killed (SIGKILL, or a
 SIGTERM that leaves no time to stop the pool): nothing tells it, so it burns its core
@@ -57,6 +58,20 @@ def _exit_when_gone(parent) -> None:
     os._exit(EXIT_PARENT_GONE)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_start_workers() -> bool:
+    """Whether a worker process can help and start here: two usable cores or more, and not a
+    daemonic process (daemons may have no children)."""
+    return usable_cores() >= 2 and not multiprocessing.current_process().daemon
+
+
 def end_pool(pool) -> None:
     """End a :class:`~concurrent.futures.ProcessPoolExecutor` now, its tasks in flight too,
     and remove the scratch folders of the workers it ended (they had no time to)."""
@@ -68,4 +83,4 @@ def end_pool(pool) -> None:
     sweep()
 
 
-__all__ = ["EXIT_PARENT_GONE", "end_pool", "end_with_parent"]
+__all__ = ["EXIT_PARENT_GONE", "can_start_workers", "end_pool", "end_with_parent", "usable_cores"]

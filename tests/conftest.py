@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,21 @@ def private_model_cache(tmp_path, monkeypatch):
     clear_memory_cache()
     yield tmp_path / "cache"
     clear_memory_cache()
+
+
+def process_gone(pid: int, within: float = 20.0) -> bool:
+    """Whether process ``pid`` ends within ``within`` seconds (reaped when it is a child of
+    this process, so that it does not linger as a zombie)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return True
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
+    return False

@@ -10,6 +10,10 @@ Long work runs away from the UI thread:
   working on it meanwhile) and sends progress events back over a queue, which the UI
   polls with :meth:`ProcessJob.poll` (never blocking). :meth:`ProcessJob.cancel` asks the
   job to stop at its next progress check (``CancelledError``: nothing partial is kept).
+  The child is not a daemon, so that it may start workers of its own on a second core
+  (the retrain's measuring model, a stacked tagger's second training lane); it ends with
+  the app all the same: the app ends a running job when it closes or exits, and a child
+  whose app was killed ends itself (:func:`deid_annotator.worker_lifetime.end_with_parent`).
 * :class:`ThreadJob` — importing and exporting corpora (pure Python: the GIL is shared
   every few milliseconds) run in a thread with a :class:`~deid_annotator.progress.Progress`.
 
@@ -20,11 +24,13 @@ log).
 """
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -101,15 +107,24 @@ def _demo(project_path: str | None, progress: Progress) -> dict:
     return {"path": str(open_or_create_demo(project_path, progress=progress))}
 
 
-def _sleep(project_path: str, progress: Progress, *, seconds: float = 1.0, fail: str = "") -> dict:
-    """A job for tests: report progress for ``seconds``, then return (or raise ``fail``)."""
+def _sleep(project_path: str, progress: Progress, *, seconds: float = 1.0, fail: str = "",
+           start_worker: bool = False) -> dict:
+    """A job for tests: report progress for ``seconds``, then return (or raise ``fail``);
+    ``start_worker``: first start a worker process, as a retrain may, and say its pid."""
+    out: dict[str, Any] = {"slept": seconds, "pid": os.getpid()}
+    if start_worker:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            out["worker_pid"] = pool.submit(os.getpid).result()
     steps = max(1, int(seconds / 0.02))
     for i in range(steps):
         progress.report("sleep", i, steps)
         time.sleep(seconds / steps)
     if fail:
         raise DeidError(fail)
-    return {"slept": seconds}
+    return out
 
 
 JOBS: dict[str, Callable[..., dict]] = {"retrain": _retrain, "next_batch": _next_batch,
@@ -154,7 +169,9 @@ def _child_main(events, cancel_flag, kind: str, project_path, kwargs: dict,
     """Entry point of the child process (``shared_key``: an encrypted project's key,
     from :func:`deid_annotator.store.crypto.share_key`)."""
     from ..store import crypto
+    from ..worker_lifetime import end_with_parent
 
+    end_with_parent()   # an app that was killed leaves no job working on
     crypto.adopt_key(shared_key)
     try:  # CRFsuite prints every iteration to stdout: keep the terminal quiet
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -207,12 +224,14 @@ class ProcessJob:
     def start(self) -> "ProcessJob":
         from ..store import crypto
 
-        self._process = self._ctx.Process(target=_child_main, name=f"deid-{self.kind}", daemon=True,
+        # not a daemon: daemons may not start processes (see the module's docstring)
+        self._process = self._ctx.Process(target=_child_main, name=f"deid-{self.kind}", daemon=False,
                                           args=(self._events, self._cancel, self.kind,
                                                 self.project_path, self.kwargs,
                                                 crypto.share_key(self.project_path)))
         self._process.start()
         self.started_at = time.monotonic()
+        _end_at_exit(self)
         return self
 
     def cancel(self) -> None:
@@ -270,12 +289,40 @@ class ProcessJob:
                 time.sleep(0.02)
         return events
 
+    def join(self, timeout: float = 30.0) -> None:
+        """Wait until the child process of a finished job has exited (scripts that count
+        its CPU seconds: the OS reports them once the child is reaped)."""
+        if self._process is not None:
+            self._process.join(timeout)
+
     def kill(self) -> None:
         if self._process is not None and self._process.is_alive():
             self._process.terminate()
             self._process.join(2)
             sweep()   # what the ended job was writing (a model being trained holds the notes' words)
         self.finished = True
+
+
+#: Started process jobs, until they are gone: ended when the app's interpreter exits.
+_LIVE_JOBS: "weakref.WeakSet[ProcessJob]" = weakref.WeakSet()
+_exit_hook_registered = False
+
+
+def _end_at_exit(job: ProcessJob) -> None:
+    """End ``job`` if it still runs when the interpreter exits, however the app exits:
+    multiprocessing's own exit hook would wait for its non-daemonic children to finish.
+    Registered after a child has started, so after multiprocessing's hook, and so run
+    before it (atexit runs hooks last registered first)."""
+    global _exit_hook_registered
+    _LIVE_JOBS.add(job)
+    if not _exit_hook_registered:
+        atexit.register(_end_live_jobs)
+        _exit_hook_registered = True
+
+
+def _end_live_jobs() -> None:
+    for job in list(_LIVE_JOBS):
+        job.kill()
 
 
 class ThreadJob:

@@ -21,7 +21,9 @@ version in place (``RetrainResult.ahead_error``).
 Last, the version's metrics on the fixed evaluation slice (:mod:`.evaluation_slice`): the
 stored model learnt from the slice too, so a second model is trained the same way on the
 other gold notes and scored on the slice (stages ``measure: ...``), as INCEpTION evaluates
-a recommender on a split and then trains it on everything. Until then the version's
+a recommender on a split and then trains it on everything. Where a second core can take it,
+that model is fitted in a worker process from the job's start, beside the version's own fit
+(:mod:`.measuring_worker`), and only collected here. Until then the version's
 metrics say ``eval_status`` "measuring on the evaluation slice"; with the scores come the
 slice's binary token counts per patient (``per_patient``: counts only, no id or text), for
 intervals that resample patients (:mod:`deid_annotator.release_report`). A cancel or failure there
@@ -57,7 +59,9 @@ from ..taggers.propagation import LEGACY_OPTIONS as PROPAGATION_OPTIONS, split_o
 from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
+from .measuring_worker import MeasuringWorker
 from .models import load_version, remember, store_model
+from .scoring import predict_corpus, scores
 
 
 #: Notes of the pool scored after a retrain for the next active batch: enough for batches of
@@ -100,34 +104,6 @@ def supports_warm_start(tagger: Tagger) -> bool:
         return "warm_start" in inspect.signature(tagger.fit).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _scores(report) -> dict[str, Any]:
-    out = {}
-    for name in ("token", "strict", "instance"):
-        s = getattr(report, name)
-        out[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4),
-                     "f1": round(s.f1, 4), "tp": s.tp, "fp": s.fp, "fn": s.fn}
-    return out
-
-
-def predict_corpus(tagger: Tagger, gold: Corpus, progress: Progress | None = None,
-                   propagation: Propagation | None = None) -> Corpus:
-    """The gold notes with the tagger's spans (propagated with ``propagation``) in place of
-    theirs."""
-    predictions = tagger.predict(gold.notes, progress=progress)
-    if propagation is not None:
-        predictions = propagation.apply(gold.notes, predictions)
-    return Corpus([type(n)(n.id, n.text, n.meta, list(p)) for n, p in zip(gold.notes, predictions)])
-
-
-def evaluate_tagger(tagger: Tagger, gold: Corpus, progress: Progress | None = None,
-                    propagation: Propagation | None = None) -> dict[str, Any]:
-    """Token / strict / instance scores of the tagger (and ``propagation``) on gold notes
-    (JSON-ready)."""
-    from ..evaluation import evaluate
-
-    return _scores(evaluate(gold, predict_corpus(tagger, gold, progress, propagation)))
 
 
 class _Relay(Progress):
@@ -306,7 +282,7 @@ class RetrainJob:
                 raise DeidError(f"the {name!r} tagger does not learn; choose a trainable tagger")
             tagger = self._new_tagger(cls, project.lang)
             # The model learns from every gold note; the slice's notes measure a second model,
-            # trained the same way without them, once this one is stored (_measure).
+            # trained the same way without them (_measure).
             train, held, why = split_eval_slice(gold.notes, self.eval_share, self.min_gold_notes)
             fit_kwargs: dict[str, Any] = {}
             warm = False
@@ -319,49 +295,56 @@ class RetrainJob:
                     warm = False  # a damaged current model: train from scratch
             relay.report("load", 1, 1, f"{len(gold)} gold notes"
                          + (f", {len(held)} of them to measure the model on" if held else ""))
-
-            t0 = time.perf_counter()
-            tagger.fit(gold.notes, progress=relay, **fit_kwargs)
-            propagation = self._new_propagation().fit(gold.notes)
-            train_seconds = time.perf_counter() - t0
-            relay.check()
-
-            metrics: dict[str, Any] = {
-                "eval_notes": len(held), "eval_share": self.eval_share,
-                "eval_rule": "sha256(patient or note id) below eval_share",
-                "training_notes": len(gold), "train_seconds": round(train_seconds, 2),
-                "warm_start": warm, "gold_notes": len(gold),
-                "token": None, "strict": None, "instance": None,
-                "eval_status": why or MEASURING,
-            }
-
-            # From here on the job is not cancellable: the version is stored whole.
-            quiet = _Relay(self.progress, cancellable=False)
-            quiet.report("store", 0, 1, "storing the model")
-            workdir = scratch_subdir("retrain-")
+            # the measuring model is fitted beside this one, on a second core where there is one
+            worker = (MeasuringWorker.start(self._new_tagger(cls, project.lang),
+                                            self._new_propagation(), gold.subset(train),
+                                            gold.subset(held)) if held else None)
             try:
-                tagger.save(workdir / "model", propagation)
-                version = store_model(project, name, workdir / "model", metrics=metrics,
-                                      training_notes=len(gold), annotator=self.annotator)
-            finally:
-                shutil.rmtree(workdir, ignore_errors=True)
-            quiet.report("store", 1, 1, f"model version {version}")
+                t0 = time.perf_counter()
+                tagger.fit(gold.notes, progress=relay, **fit_kwargs)
+                propagation = self._new_propagation().fit(gold.notes)
+                train_seconds = time.perf_counter() - t0
+                relay.check()
 
-            refreshed, refresh_error = 0, None
-            if self.refresh:
+                metrics: dict[str, Any] = {
+                    "eval_notes": len(held), "eval_share": self.eval_share,
+                    "eval_rule": "sha256(patient or note id) below eval_share",
+                    "training_notes": len(gold), "train_seconds": round(train_seconds, 2),
+                    "warm_start": warm, "gold_notes": len(gold),
+                    "token": None, "strict": None, "instance": None,
+                    "eval_status": why or MEASURING,
+                }
+
+                # From here on the job is not cancellable: the version is stored whole.
+                quiet = _Relay(self.progress, cancellable=False)
+                quiet.report("store", 0, 1, "storing the model")
+                workdir = scratch_subdir("retrain-")
                 try:
-                    refreshed = refresh_open_batches(project, tagger=tagger, model_version=version,
-                                                     propagation=propagation, progress=quiet)
-                except Exception as exc:  # the version stands; say what went wrong
-                    refresh_error = f"{type(exc).__name__}: {exc}"
-            remember(project, version, tagger, propagation)  # only now may other threads get it
-            # the retrain proper ends here: scoring the pool is extra work, timed apart
-            seconds = time.perf_counter() - started
-            scored, score_error = self._score_pool(project, tagger, version, relay)
-            ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
-            if held:
-                metrics = self._measure(project, version, metrics, cls, gold.subset(train),
-                                        gold.subset(held))
+                    tagger.save(workdir / "model", propagation)
+                    version = store_model(project, name, workdir / "model", metrics=metrics,
+                                          training_notes=len(gold), annotator=self.annotator)
+                finally:
+                    shutil.rmtree(workdir, ignore_errors=True)
+                quiet.report("store", 1, 1, f"model version {version}")
+
+                refreshed, refresh_error = 0, None
+                if self.refresh:
+                    try:
+                        refreshed = refresh_open_batches(project, tagger=tagger, model_version=version,
+                                                         propagation=propagation, progress=quiet)
+                    except Exception as exc:  # the version stands; say what went wrong
+                        refresh_error = f"{type(exc).__name__}: {exc}"
+                remember(project, version, tagger, propagation)  # only now may other threads get it
+                # the retrain proper ends here: scoring the pool is extra work, timed apart
+                seconds = time.perf_counter() - started
+                scored, score_error = self._score_pool(project, tagger, version, relay)
+                ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
+                if held:
+                    metrics = self._measure(project, version, metrics, cls, gold.subset(train),
+                                            gold.subset(held), worker)
+            finally:
+                if worker is not None:
+                    worker.close()
         return RetrainResult(version, name, len(gold), len(held), metrics,
                              seconds, train_seconds, warm, refreshed,
                              refresh_error, scored, score_error, ahead, ahead_error, tagger,
@@ -380,11 +363,13 @@ class RetrainJob:
         return propagation.check("propagation")
 
     def _measure(self, project: Project, version: int, stored: dict[str, Any], cls: type[Tagger],
-                 train: Corpus, held: Corpus) -> dict[str, Any]:
+                 train: Corpus, held: Corpus, worker: MeasuringWorker | None = None
+                 ) -> dict[str, Any]:
         """Score the evaluation slice with a model trained as the new version was, on the gold
         notes outside the slice (no warm start: every stored version has seen the slice), and
-        store the scores as the version's metrics (``stored``: those it has). Never fails the
-        job: the version stands and its metrics say why they are missing."""
+        store the scores as the version's metrics (``stored``: those it has). ``worker``: the
+        one fitting that model since the job began, if any. Never fails the job: the version
+        stands and its metrics say why they are missing."""
         from ..evaluation import evaluate
         from ..evaluation.patients import token_counts_by_patient
 
@@ -392,12 +377,18 @@ class RetrainJob:
         metrics = dict(stored)
         try:
             started = time.perf_counter()
-            judge = self._new_tagger(cls, project.lang)
-            judge.fit(train.notes, progress=measuring)
-            measuring.check()
-            predicted = predict_corpus(judge, held, progress=measuring,
-                                       propagation=self._new_propagation().fit(train.notes))
-            metrics.update(_scores(evaluate(held, predicted)))
+            predicted = None
+            if worker is not None:
+                measuring.report("train", 0, None, "the model that measures this one, "
+                                 "trained beside it on the other core")
+                predicted = worker.result(measuring)   # None: the worker died
+            if predicted is None:
+                judge = self._new_tagger(cls, project.lang)
+                judge.fit(train.notes, progress=measuring)
+                measuring.check()
+                predicted = predict_corpus(judge, held, progress=measuring,
+                                           propagation=self._new_propagation().fit(train.notes))
+            metrics.update(scores(evaluate(held, predicted)))
             # counts per patient (no ids, no text): intervals that resample patients
             metrics["per_patient"] = token_counts_by_patient(held, predicted)
             metrics.update(eval_status=None, measured_by=MEASURED_BY, measure_training_notes=len(train),

@@ -38,7 +38,8 @@ from ..store import Project
 from .batches import next_batch
 from .effort import compare_spans
 from .models import bootstrap_tagger
-from .retrain import RetrainJob, evaluate_tagger
+from .retrain import RetrainJob
+from .scoring import evaluate_tagger
 from .selection import check_strategy
 
 #: The CSV's columns, in order.

@@ -10,7 +10,7 @@ chunks hold whole patients, so the result is what ``tagger.predict(notes)`` give
 process, to the last bit of every confidence.
 
 One process only where a second cannot help or cannot start: a small batch, a single
-usable core, a daemonic process (the app's jobs run in one), or a worker that fails to
+usable core, a daemonic process (daemons may have no children), or a worker that fails to
 start or dies (then this process tags its chunks too).
 """
 from __future__ import annotations

@@ -15,12 +15,11 @@ folder (owner-only; removed once loaded: it holds words of the notes).
 bilstm-crf's: whichever list was shorter left its core idle for the last minutes.)
 
 One process only where a second cannot help or cannot start: a single usable core, a
-daemonic process (the app's training jobs run in one; daemons have no children), or a
-worker that fails to start or dies (then its fits run here).
+daemonic process (daemons may have no children), or a worker that fails to start or dies
+(then its fits run here).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 from contextlib import ExitStack
@@ -31,7 +30,7 @@ from ..corpus import Note
 from ..errors import CancelledError
 from ..note_memo import shared_note_analysis
 from ..progress import Progress, report
-from ..worker_lifetime import end_pool, end_with_parent
+from ..worker_lifetime import end_pool, end_with_parent, usable_cores
 from .base import Tagger
 from .propagation import Propagation
 from .stacking_members import MemberOutput, fold_outputs
@@ -92,13 +91,6 @@ def _load_and_remove(directory: str) -> Tagger:
         return load_model(directory)
     finally:
         shutil.rmtree(directory, ignore_errors=True)   # learnt from PHI
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _can_spawn() -> bool:
