@@ -6,7 +6,8 @@ CLI share it.
   :func:`submit`, :func:`reopen`, refreshing open batches after a retrain;
 * :mod:`.lookahead`: pre-annotating ahead the notes the next batch will likely take;
 * :mod:`.retrain`: :class:`RetrainJob` (thread or synchronous; progress, cancel);
-* :mod:`.measuring_worker`: the retrain's measuring model, fitted beside it on a second core;
+* :mod:`.retrain_worker`: the retrain's work a second core can take (its measuring model,
+  half the pool's scores);
 * :mod:`.scoring`: a tagger's output and scores on gold notes;
 * :mod:`.evaluation_slice`: the fixed held-out slice of gold notes for each version's metrics;
 * :mod:`.models`: model versions stored inside the project file, loaded via a private cache;

@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
+import numpy as np
+
 from . import operating_point
 from ..corpus import Span
 from ..errors import DeidError
@@ -169,25 +171,53 @@ def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
 
 def score_pool(project: Project, tagger: Tagger, model_version: int, *,
                sample_limit: int = SAMPLE_LIMIT, seed: int = 0, measure: str = "entropy",
-               length_power: float = LENGTH_POWER, progress: Progress | None = None) -> int:
+               length_power: float = LENGTH_POWER, progress: Progress | None = None,
+               helper=None) -> int:
     """Score a random sample of the unannotated pool (at most ``sample_limit`` notes, drawn
     afresh for each version) with ``model_version``'s tagger and store the scores for the
     active strategy (replacing any stored before). Cancelling stores nothing. Returns the
-    notes scored."""
+    notes scored. ``helper``: a worker that may score the back half of the sample meanwhile
+    (:meth:`.retrain_worker.RetrainWorker.score`), in the same chunks."""
     ids = sample_pool(project.unannotated_pool(), sample_limit, seed, model_version)
+    message = f"scoring the pool with version {model_version}"
     scores: dict[str, float] = {}
     signal = "none"
-    report(progress, "score", 0, len(ids), f"scoring the pool with version {model_version}")
-    for first in range(0, len(ids), SCORE_CHUNK):
-        part = ids[first:first + SCORE_CHUNK]
+    report(progress, "score", 0, len(ids), message)
+    here, there, pending = ids, [], None
+    if helper is not None and len(ids) >= 2 * SCORE_CHUNK:
+        half = (len(ids) // 2 + SCORE_CHUNK - 1) // SCORE_CHUNK * SCORE_CHUNK
+        pending = helper.score(tagger, project.notes(ids[half:]), measure, length_power,
+                               SCORE_CHUNK)
+        if pending is not None:
+            here, there = ids[:half], ids[half:]
+    for first in range(0, len(here), SCORE_CHUNK):
+        part = here[first:first + SCORE_CHUNK]
         values, signal = uncertainties(tagger, project.notes(part), measure,
                                        length_power=length_power)
         scores.update(zip(part, values.tolist()))
-        report(progress, "score", len(scores), len(ids),
-               f"scoring the pool with version {model_version}")
+        report(progress, "score", len(scores), len(ids), message)
+    if pending is not None:
+        got = pending.result(progress)
+        if got is None:   # the helper died: its notes are scored here
+            got = scored_in_chunks(tagger, project.notes(there), measure, length_power)
+        values, signal = got
+        scores.update(zip(there, values.tolist()))
+        report(progress, "score", len(scores), len(ids), message)
     project.store_uncertainty_scores(model_version, scores, measure=measure,
                                      length_power=length_power, signal=signal)
     return len(scores)
+
+
+def scored_in_chunks(tagger: Tagger, notes: Sequence, measure: str, length_power: float,
+                     chunk: int = SCORE_CHUNK) -> tuple[np.ndarray, str]:
+    """The notes' uncertainties and their signal, scored ``chunk`` notes at a time (as
+    :func:`score_pool` scores them: a tagger that scores many notes at once groups them so)."""
+    parts, signal = [], "none"
+    for first in range(0, len(notes), chunk):
+        values, signal = uncertainties(tagger, notes[first:first + chunk], measure,
+                                       length_power=length_power)
+        parts.append(values)
+    return (np.concatenate(parts) if parts else np.zeros(0)), signal
 
 
 def _stored_scores(project: Project, model_version: int | None, size: int, pool_size: int,

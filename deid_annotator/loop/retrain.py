@@ -22,8 +22,9 @@ Last, the version's metrics on the fixed evaluation slice (:mod:`.evaluation_sli
 stored model learnt from the slice too, so a second model is trained the same way on the
 other gold notes and scored on the slice (stages ``measure: ...``), as INCEpTION evaluates
 a recommender on a split and then trains it on everything. Where a second core can take it,
-that model is fitted in a worker process from the job's start, beside the version's own fit
-(:mod:`.measuring_worker`), and only collected here. Until then the version's
+that model is fitted in a worker process from the job's start, beside the version's own fit,
+and only collected here; the worker then scores half of the pool sample too
+(:mod:`.retrain_worker`). Until then the version's
 metrics say ``eval_status`` "measuring on the evaluation slice"; with the scores come the
 slice's binary token counts per patient (``per_patient``: counts only, no id or text), for
 intervals that resample patients (:mod:`deid_annotator.release_report`). A cancel or failure there
@@ -59,8 +60,8 @@ from ..taggers.propagation import LEGACY_OPTIONS as PROPAGATION_OPTIONS, split_o
 from .batches import refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
-from .measuring_worker import MeasuringWorker
 from .models import load_version, remember, store_model
+from .retrain_worker import RetrainWorker
 from .scoring import predict_corpus, scores
 
 
@@ -295,10 +296,12 @@ class RetrainJob:
                     warm = False  # a damaged current model: train from scratch
             relay.report("load", 1, 1, f"{len(gold)} gold notes"
                          + (f", {len(held)} of them to measure the model on" if held else ""))
-            # the measuring model is fitted beside this one, on a second core where there is one
-            worker = (MeasuringWorker.start(self._new_tagger(cls, project.lang),
-                                            self._new_propagation(), gold.subset(train),
-                                            gold.subset(held)) if held else None)
+            # the measuring model is fitted beside this one, on a second core where there is
+            # one; the worker scores part of the pool after
+            worker = (RetrainWorker.start(self._new_tagger(cls, project.lang),
+                                          self._new_propagation(), gold.subset(train),
+                                          gold.subset(held) if held else None)
+                      if held or self.score_sample else None)
             try:
                 t0 = time.perf_counter()
                 tagger.fit(gold.notes, progress=relay, **fit_kwargs)
@@ -337,7 +340,7 @@ class RetrainJob:
                 remember(project, version, tagger, propagation)  # only now may other threads get it
                 # the retrain proper ends here: scoring the pool is extra work, timed apart
                 seconds = time.perf_counter() - started
-                scored, score_error = self._score_pool(project, tagger, version, relay)
+                scored, score_error = self._score_pool(project, tagger, version, relay, worker)
                 ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
                 if held:
                     metrics = self._measure(project, version, metrics, cls, gold.subset(train),
@@ -363,7 +366,7 @@ class RetrainJob:
         return propagation.check("propagation")
 
     def _measure(self, project: Project, version: int, stored: dict[str, Any], cls: type[Tagger],
-                 train: Corpus, held: Corpus, worker: MeasuringWorker | None = None
+                 train: Corpus, held: Corpus, worker: RetrainWorker | None = None
                  ) -> dict[str, Any]:
         """Score the evaluation slice with a model trained as the new version was, on the gold
         notes outside the slice (no warm start: every stored version has seen the slice), and
@@ -404,14 +407,15 @@ class RetrainJob:
             metrics = dict(stored, eval_status=f"n/a: the slice's scores could not be stored ({exc})")
         return metrics
 
-    def _score_pool(self, project: Project, tagger: Tagger, version: int,
-                    relay: Progress) -> tuple[int, str | None]:
-        """Score the pool for the active strategy; never fails the job (the version stands)."""
+    def _score_pool(self, project: Project, tagger: Tagger, version: int, relay: Progress,
+                    worker: RetrainWorker | None = None) -> tuple[int, str | None]:
+        """Score the pool for the active strategy (``worker``, once it has measured, scoring
+        part of it); never fails the job (the version stands)."""
         if not self.score_sample:
             return 0, None
         try:
             return score_pool(project, tagger, version, sample_limit=self.score_sample,
-                              progress=relay), None
+                              progress=relay, helper=worker), None
         except CancelledError:
             return 0, "cancelled: the next active batch scores the pool itself"
         except Exception as exc:

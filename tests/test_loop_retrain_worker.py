@@ -11,15 +11,15 @@ import pytest
 
 from deid_annotator.errors import CancelledError
 from deid_annotator.loop import RetrainJob, next_batch, submit
-from deid_annotator.loop import measuring_worker
-from deid_annotator.loop.measuring_worker import MeasuringWorker
+from deid_annotator.loop import retrain_worker
+from deid_annotator.loop.retrain_worker import RetrainWorker
 from deid_annotator.progress import Progress
 
 from conftest import process_gone
 from test_loop_support import ANNOTATOR, correct_to_gold, make_project
 
 pytestmark = [pytest.mark.usefixtures("private_model_cache"),
-              pytest.mark.skipif(not measuring_worker.can_start_workers(),
+              pytest.mark.skipif(not retrain_worker.can_start_workers(),
                                  reason="needs two usable cores and a non-daemonic process")]
 
 BESIDE = "trained beside it on the other core"
@@ -49,18 +49,18 @@ def _measured(metrics: dict) -> dict:
 
 def _started_workers(monkeypatch) -> list:
     started = []
-    original = MeasuringWorker.start
+    original = RetrainWorker.start
 
     def start(*args, **kwargs):
         worker = original(*args, **kwargs)
         started.append(worker)
         return worker
 
-    monkeypatch.setattr(MeasuringWorker, "start", start)
+    monkeypatch.setattr(RetrainWorker, "start", start)
     return started
 
 
-def _worker_pids(worker: MeasuringWorker) -> list[int]:
+def _worker_pids(worker: RetrainWorker) -> list[int]:
     deadline = time.monotonic() + 30
     while not worker._pool._processes and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -71,7 +71,7 @@ def test_the_worker_measures_as_the_job_would_in_its_own_process(project_path, m
     events = []
     beside = _job(project_path, Progress(events.append)).run()
     assert any(e.stage == "measure: train" and BESIDE in (e.message or "") for e in events)
-    monkeypatch.setattr(measuring_worker, "can_start_workers", lambda: False)
+    monkeypatch.setattr(retrain_worker, "can_start_workers", lambda: False)
     events.clear()
     after = _job(project_path, Progress(events.append)).run()
     assert not any(BESIDE in (e.message or "") for e in events)
@@ -119,4 +119,85 @@ def test_taggers_whose_fit_depends_on_the_process_are_measured_in_the_process(pr
 
     tagger = MemoTagger()
     assert not tagger.same_fit_in_any_process()
-    assert MeasuringWorker.start(tagger, None, None, None) is None
+    assert RetrainWorker.start(tagger, None, None, None) is None
+
+
+def _stored_scores(path, version: int) -> dict:
+    from deid_annotator.loop.selection import LENGTH_POWER
+    from deid_annotator.store import Project
+
+    with Project.open(path) as project:
+        scores, signal = project.uncertainty_scores(version, measure="entropy",
+                                                    length_power=LENGTH_POWER)
+    return {"signal": signal, **scores}
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of 4 notes, so that the fixture's pool of 10 is shared with the worker."""
+    from deid_annotator.loop import batches
+
+    monkeypatch.setattr(batches, "SCORE_CHUNK", 4)
+
+
+def _sharing_once_measured(monkeypatch, before=lambda worker: None) -> list:
+    """RetrainWorker.score, made to wait until the worker has measured (a real retrain
+    shares only then), and to call ``before(worker)`` then; what it returned, in a list."""
+    shared = []
+    original = RetrainWorker.score
+
+    def score(self, *args):
+        self._future.result(timeout=120)
+        before(self)
+        pending = original(self, *args)
+        shared.append(pending)
+        return pending
+
+    monkeypatch.setattr(RetrainWorker, "score", score)
+    return shared
+
+
+def test_the_worker_scores_half_the_pool_as_the_job_would(project_path, monkeypatch, small_chunks):
+    shared = _sharing_once_measured(monkeypatch)
+    beside = RetrainJob(project_path, "crf", options={"max_iterations": 30}, eval_share=0.5,
+                        ahead_batch_size=0).run()
+    scored_beside = _stored_scores(project_path, beside.version)   # a version's scores
+    assert len(shared) == 1 and shared[0] is not None              # replace the last one's
+    monkeypatch.setattr(retrain_worker, "can_start_workers", lambda: False)
+    alone = RetrainJob(project_path, "crf", options={"max_iterations": 30}, eval_share=0.5,
+                       ahead_batch_size=0).run()
+    assert len(shared) == 1 and beside.scored_notes == alone.scored_notes == 10
+    # the sample is the whole pool for both versions, and both models are the same fit
+    assert scored_beside == _stored_scores(project_path, alone.version)
+    assert scored_beside["signal"] == "tokens" and len(scored_beside) == 11
+
+
+def test_scores_a_dead_worker_owed_are_made_here(project_path, monkeypatch, small_chunks):
+    import signal
+
+    from deid_annotator.loop.retrain_worker import PendingScores
+
+    reference = RetrainJob(project_path, "crf", options={"max_iterations": 30}, eval_share=0.5,
+                           ahead_batch_size=0).run()
+    scored_before = _stored_scores(project_path, reference.version)
+    pids = []
+
+    def stop(worker):   # stopped before it is given the notes, killed before it is asked
+        pids.extend(_worker_pids(worker))
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+
+    shared = _sharing_once_measured(monkeypatch, before=stop)
+    original = PendingScores.result
+
+    def result_of_a_dead_worker(self, progress=None):
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        return original(self, progress)
+
+    monkeypatch.setattr(PendingScores, "result", result_of_a_dead_worker)
+    result = RetrainJob(project_path, "crf", options={"max_iterations": 30}, eval_share=0.5,
+                        ahead_batch_size=0).run()
+    assert shared and shared[0] is not None and result.score_error is None
+    assert result.scored_notes == 10
+    assert _stored_scores(project_path, result.version) == scored_before
