@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
@@ -65,13 +67,9 @@ class _TorchHidden:
     only there: another thread importing torch meanwhile gets it)."""
 
     def __init__(self) -> None:
-        import threading
-
         self._thread = threading.get_ident()
 
     def find_spec(self, name, path=None, target=None):
-        import threading
-
         if (name == "torch" or name.startswith("torch.")) and threading.get_ident() == self._thread:
             raise ModuleNotFoundError(f"No module named {name!r} (hidden from spaCy)", name=name)
         return None
@@ -82,8 +80,6 @@ def _import_spacy():
     installed, ~2 s of every fit in a fresh process, for neural pipelines that a blank
     tokenizer never runs. thinc then records torch as absent; importing torch later for the
     bilstm-crf works as usual."""
-    import sys
-
     if "spacy" in sys.modules or "torch" in sys.modules:
         import spacy
         return spacy
