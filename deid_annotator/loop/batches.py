@@ -190,12 +190,10 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
                                SCORE_CHUNK)
         if pending is not None:
             here, there = ids[:half], ids[half:]
-    for first in range(0, len(here), SCORE_CHUNK):
-        part = here[first:first + SCORE_CHUNK]
-        values, signal = uncertainties(tagger, project.notes(part), measure,
-                                       length_power=length_power)
-        scores.update(zip(part, values.tolist()))
-        report(progress, "score", len(scores), len(ids), message)
+    values, signal = scored_in_chunks(
+        tagger, project.notes(here), measure, length_power,
+        on_chunk=lambda done: report(progress, "score", done, len(ids), message))
+    scores.update(zip(here, values.tolist()))
     if pending is not None:
         got = pending.result(progress)
         if got is None:   # the helper died: its notes are scored here
@@ -209,14 +207,17 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
 
 
 def scored_in_chunks(tagger: Tagger, notes: Sequence, measure: str, length_power: float,
-                     chunk: int = SCORE_CHUNK) -> tuple[np.ndarray, str]:
+                     chunk: int = SCORE_CHUNK, on_chunk=None) -> tuple[np.ndarray, str]:
     """The notes' uncertainties and their signal, scored ``chunk`` notes at a time (as
-    :func:`score_pool` scores them: a tagger that scores many notes at once groups them so)."""
+    :func:`score_pool` scores them: a tagger that scores many notes at once groups them so);
+    ``on_chunk(notes_done)`` after each chunk."""
     parts, signal = [], "none"
     for first in range(0, len(notes), chunk):
         values, signal = uncertainties(tagger, notes[first:first + chunk], measure,
                                        length_power=length_power)
         parts.append(values)
+        if on_chunk is not None:
+            on_chunk(first + len(values))
     return (np.concatenate(parts) if parts else np.zeros(0)), signal
 
 
