@@ -22,13 +22,13 @@ pytestmark = pytest.mark.usefixtures("private_model_cache")
 def scoring_calls(monkeypatch):
     """How many notes the active strategy scored with a model (at batch time or not)."""
     calls = []
-    real = selection._uncertainties
+    real = selection._score_notes
 
     def counting(tagger, notes, *args):
         calls.append(len(notes))
         return real(tagger, notes, *args)
 
-    monkeypatch.setattr(selection, "_uncertainties", counting)
+    monkeypatch.setattr(selection, "_score_notes", counting)
     return calls
 
 
@@ -147,7 +147,7 @@ def test_failing_scoring_keeps_the_new_version(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("scoring broke")
 
-    monkeypatch.setattr("deid_annotator.loop.batches.uncertainties", broken)
+    monkeypatch.setattr("deid_annotator.loop.batches.score_notes", broken)
     result = RetrainJob(project.path, "test-memo").run()
     assert result.score_error == "RuntimeError: scoring broke" and result.scored_notes == 0
     assert project.current_model_version().number == result.version

@@ -414,3 +414,65 @@ def test_uncertainty_ranks_share_ties_and_gold_counts_name_every_patient(tmp_pat
     counts = project.gold_counts_of_patients(list(patients.values()) + ["nobody"])
     assert counts["nobody"] == 0 and set(counts) == set(patients.values()) | {"nobody"}
     project.close()
+
+
+@pytest.mark.slow
+def test_notes_the_pools_scoring_decoded_are_not_predicted_again_ahead(tmp_path, monkeypatch):
+    """The crf decodes every note's spans while it scores the pool: pre-annotating ahead runs
+    the model for none of them, and stores what a prediction of them gives."""
+    from deid_annotator.taggers.crf import CrfTagger
+
+    project, gold = make_project(tmp_path / "p.db", n=60)
+    b = next_batch(project, 10, "sequential")
+    correct_to_gold(project, b, gold)
+    submit(project, b, ANNOTATOR)
+    asked: list[str] = []
+    real = CrfTagger.predict
+    monkeypatch.setattr(CrfTagger, "predict",
+                        lambda self, notes, *a, **k: asked.extend(n.id for n in notes)
+                        or real(self, notes, *a, **k))
+    result = RetrainJob(project.path, "crf", options={"max_iterations": 30}, eval_share=0.0).run()
+    ids = ahead_note_ids(project, result.version)
+    assert result.scored_notes == 50 and result.ahead_notes == len(ids) > 0
+    assert asked == []
+    stored = project.stored_preannotations(*preannotation_conditions(project, result.version), ids)
+    fresh = predict_spans(load_version(project, result.version), project, ids)
+    assert stored == fresh and any(fresh.values())
+    project.close()
+
+
+def _decoded_ahead(project, version, shift: float) -> tuple[list[str], dict]:
+    """Pre-annotate ahead given spans "decoded by the pool's scoring" at the operating point
+    plus ``shift``: (the notes the model predicted, the spans stored)."""
+    from deid_annotator.loop import operating_point as loop_operating_point
+    from deid_annotator.loop.batches import ScoredPool
+
+    loop_operating_point.store_min_confidence(project, 0.5)
+    tagger = load_version(project, version)
+    ids = ahead_note_ids(project, version)
+    at = loop_operating_point.min_confidence(project, tagger) + shift
+    decoded = {i: [Span(0, 1, "NAME", "model", 1.0), Span(2, 3, "NAME", "model", 0.2)]
+               for i in ids}
+    asked: list[str] = []
+    real = type(tagger).predict
+    tagger.predict = lambda notes, *a, **k: asked.extend(n.id for n in notes) or real(tagger, notes, *a, **k)
+    preannotate_ahead(project, tagger, version, scored=ScoredPool(len(ids), at, decoded))
+    return asked, project.stored_preannotations(*preannotation_conditions(project, version), ids)
+
+
+def test_spans_decoded_at_the_operating_point_are_taken_as_predicted(tmp_path):
+    project, result = annotated(tmp_path / "p.db", ahead=0)
+    asked, stored = _decoded_ahead(project, result.version, 0.0)
+    assert asked == [] and stored
+    # kept as a prediction is: what is below the operating point is left out
+    assert all(spans == [Span(0, 1, "NAME", "model", 1.0)] for spans in stored.values())
+    project.close()
+
+
+def test_spans_decoded_at_another_operating_point_are_predicted_again(tmp_path):
+    project, result = annotated(tmp_path / "p.db", ahead=0)
+    asked, stored = _decoded_ahead(project, result.version, 0.05)
+    assert sorted(asked) == sorted(stored) and stored
+    fresh = predict_spans(load_version(project, result.version), project, list(stored))
+    assert stored == fresh
+    project.close()

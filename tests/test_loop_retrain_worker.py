@@ -157,7 +157,20 @@ def _sharing_once_measured(monkeypatch, before=lambda worker: None) -> list:
     return shared
 
 
-def test_the_worker_scores_half_the_pool_as_the_job_would(project_path, monkeypatch, small_chunks):
+@pytest.fixture
+def pool_scorings(monkeypatch) -> list:
+    """What each retrain's scoring of the pool returned (:class:`ScoredPool`)."""
+    import importlib
+
+    retrain = importlib.import_module("deid_annotator.loop.retrain")   # not loop.retrain(), the function
+    got = []
+    original = retrain.score_pool
+    monkeypatch.setattr(retrain, "score_pool", lambda *a, **k: got.append(original(*a, **k)) or got[-1])
+    return got
+
+
+def test_the_worker_scores_half_the_pool_as_the_job_would(project_path, monkeypatch, small_chunks,
+                                                          pool_scorings):
     shared = _sharing_once_measured(monkeypatch)
     beside = RetrainJob(project_path, "crf", options={"max_iterations": 30}, eval_share=0.5,
                         ahead_batch_size=0).run()
@@ -170,6 +183,10 @@ def test_the_worker_scores_half_the_pool_as_the_job_would(project_path, monkeypa
     # the sample is the whole pool for both versions, and both models are the same fit
     assert scored_beside == _stored_scores(project_path, alone.version)
     assert scored_beside["signal"] == "tokens" and len(scored_beside) == 11
+    # the spans decoded on the way (for pre-annotating ahead) too, the worker's half included
+    spans_beside, spans_alone = (scoring.spans for scoring in pool_scorings)
+    assert len(spans_beside) == 10 and spans_beside == spans_alone
+    assert any(spans_beside.values())
 
 
 def test_scores_a_dead_worker_owed_are_made_here(project_path, monkeypatch, small_chunks):

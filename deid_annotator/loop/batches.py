@@ -23,9 +23,8 @@ loop's names for it).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Sequence
-
-import numpy as np
 
 from . import operating_point
 from ..corpus import Span
@@ -35,9 +34,10 @@ from ..store import Project
 from ..store.preannotations import RULES_VERSION
 from ..taggers import Propagation, Tagger
 from .models import bootstrap_tagger, current_tagger, load_version, version_propagation
-from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, active_inputs_digest,
-                        candidate_count, check_strategy, sample_pool, select_active,
-                        select_active_stored, select_random, select_sequential, uncertainties)
+from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, NoteScores,
+                        active_inputs_digest, candidate_count, check_strategy, sample_pool,
+                        score_notes, select_active, select_active_stored, select_random,
+                        select_sequential)
 
 #: Notes scored per step by :func:`score_pool` (the model lock is taken per step, so a
 #: background scoring never holds up pre-annotation for long).
@@ -169,56 +169,70 @@ def refresh_open_batches(project: Project, *, tagger: Tagger | None = None,
     return len(ids)
 
 
+@dataclass(frozen=True)
+class ScoredPool:
+    """What :func:`score_pool` did: the notes it scored, and the spans the tagger decoded on
+    the way (note id -> spans at ``min_confidence``, not propagated nor filtered; empty when
+    the tagger's scoring decodes none), from which :func:`.lookahead.preannotate_ahead`
+    takes the notes it would otherwise predict again."""
+
+    scored: int
+    min_confidence: float | None = None
+    spans: dict[str, list[Span]] = field(default_factory=dict)
+
+
 def score_pool(project: Project, tagger: Tagger, model_version: int, *,
                sample_limit: int = SAMPLE_LIMIT, seed: int = 0, measure: str = "entropy",
                length_power: float = LENGTH_POWER, progress: Progress | None = None,
-               helper=None) -> int:
+               helper=None) -> ScoredPool:
     """Score a random sample of the unannotated pool (at most ``sample_limit`` notes, drawn
     afresh for each version) with ``model_version``'s tagger and store the scores for the
-    active strategy (replacing any stored before). Cancelling stores nothing. Returns the
-    notes scored. ``helper``: a worker that may score the back half of the sample meanwhile
+    active strategy (replacing any stored before). Cancelling stores nothing. ``helper``: a
+    worker that may score the back half of the sample meanwhile
     (:meth:`.retrain_worker.RetrainWorker.score`), in the same chunks."""
     ids = sample_pool(project.unannotated_pool(), sample_limit, seed, model_version)
+    min_confidence = operating_point.min_confidence(project, tagger)
     message = f"scoring the pool with version {model_version}"
-    scores: dict[str, float] = {}
-    signal = "none"
     report(progress, "score", 0, len(ids), message)
     here, there, pending = ids, [], None
     if helper is not None and len(ids) >= 2 * SCORE_CHUNK:
         half = (len(ids) // 2 + SCORE_CHUNK - 1) // SCORE_CHUNK * SCORE_CHUNK
         pending = helper.score(tagger, project.notes(ids[half:]), measure, length_power,
-                               SCORE_CHUNK)
+                               SCORE_CHUNK, min_confidence)
         if pending is not None:
             here, there = ids[:half], ids[half:]
-    values, signal = scored_in_chunks(
-        tagger, project.notes(here), measure, length_power,
-        on_chunk=lambda done: report(progress, "score", done, len(ids), message))
-    scores.update(zip(here, values.tolist()))
+    parts = [scored_in_chunks(tagger, project.notes(here), measure, length_power,
+                              on_chunk=lambda done: report(progress, "score", done, len(ids), message),
+                              min_confidence=min_confidence)]
     if pending is not None:
         got = pending.result(progress)
         if got is None:   # the helper died: its notes are scored here
-            got = scored_in_chunks(tagger, project.notes(there), measure, length_power)
-        values, signal = got
-        scores.update(zip(there, values.tolist()))
-        report(progress, "score", len(scores), len(ids), message)
-    project.store_uncertainty_scores(model_version, scores, measure=measure,
-                                     length_power=length_power, signal=signal)
-    return len(scores)
+            got = scored_in_chunks(tagger, project.notes(there), measure, length_power,
+                                   min_confidence=min_confidence)
+        parts.append(got)
+        report(progress, "score", len(ids), len(ids), message)
+    scored = NoteScores.joined(parts)
+    order = here + there
+    project.store_uncertainty_scores(model_version, dict(zip(order, scored.values.tolist())),
+                                     measure=measure, length_power=length_power,
+                                     signal=scored.signal)
+    return ScoredPool(len(order), min_confidence,
+                      {} if scored.spans is None else dict(zip(order, scored.spans)))
 
 
 def scored_in_chunks(tagger: Tagger, notes: Sequence, measure: str, length_power: float,
-                     chunk: int = SCORE_CHUNK, on_chunk=None) -> tuple[np.ndarray, str]:
-    """The notes' uncertainties and their signal, scored ``chunk`` notes at a time (as
+                     chunk: int = SCORE_CHUNK, on_chunk=None,
+                     min_confidence: float | None = None) -> NoteScores:
+    """The notes' scores (:func:`.selection.score_notes`), ``chunk`` notes at a time (as
     :func:`score_pool` scores them: a tagger that scores many notes at once groups them so);
     ``on_chunk(notes_done)`` after each chunk."""
-    parts, signal = [], "none"
+    parts = []
     for first in range(0, len(notes), chunk):
-        values, signal = uncertainties(tagger, notes[first:first + chunk], measure,
-                                       length_power=length_power)
-        parts.append(values)
+        parts.append(score_notes(tagger, notes[first:first + chunk], measure,
+                                 length_power=length_power, min_confidence=min_confidence))
         if on_chunk is not None:
-            on_chunk(first + len(values))
-    return (np.concatenate(parts) if parts else np.zeros(0)), signal
+            on_chunk(first + len(parts[-1].values))
+    return NoteScores.joined(parts)
 
 
 def _stored_scores(project: Project, model_version: int | None, size: int, pool_size: int,

@@ -36,7 +36,8 @@ from ..errors import DeidError
 from ..progress import Progress, report
 from ..store import Project
 from ..taggers import Tagger
-from .batches import BATCH_SIZES, diversity_references, predict_spans, preannotation_conditions
+from .batches import (BATCH_SIZES, ScoredPool, diversity_references, predict_spans,
+                      preannotation_conditions)
 from .models import bootstrap_tagger
 from .selection import (LENGTH_POWER, STRATEGIES, active_inputs_digest, candidate_count,
                         check_strategy, select_active_stored, select_random, select_sequential)
@@ -121,12 +122,15 @@ def strategies_by_use(project: Project) -> list[str]:
 def preannotate_ahead(project: Project, tagger: Tagger, model_version: int | None, *,
                       strategies: Sequence[str] | None = None,
                       batch_size: int = AHEAD_BATCH_SIZE,
-                      progress: Progress | None = None) -> int:
+                      progress: Progress | None = None,
+                      scored: ScoredPool | None = None) -> int:
     """Predict with ``tagger`` (the pre-annotating model: ``model_version``'s, or the rules
     tagger for None) the spans of the notes the next batch will most likely take and store
     them for :func:`.batches.next_batch` (notes stored already for this version and these
-    conditions are not predicted again). Progress stage ``pre-annotate ahead``; a cancel
-    keeps the chunks stored so far. Returns the notes predicted and stored."""
+    conditions are not predicted again). ``scored``: what scoring the pool with this tagger
+    decoded on the way; its spans at this operating point are taken as they are (the model
+    is run only for the other notes). Progress stage ``pre-annotate ahead``; a cancel keeps
+    the chunks stored so far. Returns the notes predicted and stored."""
     if strategies is None:
         strategies = strategies_by_use(project)
     version, conditions = preannotation_conditions(project, model_version)
@@ -146,9 +150,15 @@ def preannotate_ahead(project: Project, tagger: Tagger, model_version: int | Non
     if not ids:   # still drop another version's rows: they are stale now
         project.discard_preannotations(version, conditions)
         return 0
+    decoded = (scored.spans if scored is not None and scored.min_confidence == min_confidence
+               else {})
     for first in range(0, len(ids), AHEAD_CHUNK):
         part = ids[first:first + AHEAD_CHUNK]
-        predictions = predict_spans(tagger, project, part, min_confidence=min_confidence)
+        rest = [i for i in part if i not in decoded]
+        fresh = predict_spans(tagger, project, rest, min_confidence=min_confidence) if rest else {}
+        predictions = {i: fresh[i] if i in fresh
+                       else operating_point.keep_confident(decoded[i], min_confidence)
+                       for i in part}
         if progress is not None:
             progress.check()
         done += project.store_preannotations(version, conditions, predictions)

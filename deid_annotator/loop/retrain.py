@@ -57,7 +57,7 @@ from ..scratch import scratch_subdir
 from ..store import Project
 from ..taggers import Propagation, Tagger, accepted_options, given, tagger_class
 from ..taggers.propagation import LEGACY_OPTIONS as PROPAGATION_OPTIONS, split_options
-from .batches import refresh_open_batches, score_pool
+from .batches import ScoredPool, refresh_open_batches, score_pool
 from .evaluation_slice import EVAL_SHARE, MIN_GOLD_NOTES, split_eval_slice
 from .lookahead import AHEAD_BATCH_SIZE, preannotate_ahead
 from .models import load_version, remember, store_model
@@ -340,8 +340,10 @@ class RetrainJob:
                 remember(project, version, tagger, propagation)  # only now may other threads get it
                 # the retrain proper ends here: scoring the pool is extra work, timed apart
                 seconds = time.perf_counter() - started
-                scored, score_error = self._score_pool(project, tagger, version, relay, worker)
-                ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay)
+                pool, score_error = self._score_pool(project, tagger, version, relay, worker)
+                scored = pool.scored if pool is not None else 0
+                ahead, ahead_error = self._preannotate_ahead(project, tagger, version, relay,
+                                                             pool)
                 if held:
                     metrics = self._measure(project, version, metrics, cls, gold.subset(train),
                                             gold.subset(held), worker)
@@ -408,28 +410,30 @@ class RetrainJob:
         return metrics
 
     def _score_pool(self, project: Project, tagger: Tagger, version: int, relay: Progress,
-                    worker: RetrainWorker | None = None) -> tuple[int, str | None]:
+                    worker: RetrainWorker | None = None) -> tuple[ScoredPool | None, str | None]:
         """Score the pool for the active strategy (``worker``, once it has measured, scoring
         part of it); never fails the job (the version stands)."""
         if not self.score_sample:
-            return 0, None
+            return None, None
         try:
             return score_pool(project, tagger, version, sample_limit=self.score_sample,
                               progress=relay, helper=worker), None
         except CancelledError:
-            return 0, "cancelled: the next active batch scores the pool itself"
+            return None, "cancelled: the next active batch scores the pool itself"
         except Exception as exc:
-            return 0, f"{type(exc).__name__}: {exc}"
+            return None, f"{type(exc).__name__}: {exc}"
 
     def _preannotate_ahead(self, project: Project, tagger: Tagger, version: int,
-                           relay: Progress) -> tuple[int, str | None]:
-        """Pre-annotate the next batch's likely notes; never fails the job (the version
-        stands; what was stored before a cancel is kept and used)."""
+                           relay: Progress, pool: ScoredPool | None = None
+                           ) -> tuple[int, str | None]:
+        """Pre-annotate the next batch's likely notes (those ``pool``, the pool's scoring,
+        decoded are not predicted again); never fails the job (the version stands; what was
+        stored before a cancel is kept and used)."""
         if not self.ahead_batch_size:
             return 0, None
         try:
             return preannotate_ahead(project, tagger, version, batch_size=self.ahead_batch_size,
-                                     progress=relay), None
+                                     progress=relay, scored=pool), None
         except CancelledError:   # the chunks stored before the cancel are kept and used
             stored = dict(project.preannotations_stored()).get(version, 0)
             return stored, "cancelled: the next batch pre-annotates the notes not done ahead"

@@ -19,14 +19,13 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
 
-import numpy as np
-
 from ..corpus import Corpus, Note
 from ..progress import Progress
 from ..taggers import Propagation, Tagger
 from ..worker_lifetime import can_start_workers, end_pool, end_with_parent
 from .batches import scored_in_chunks
 from .scoring import predict_corpus
+from .selection import NoteScores
 
 
 def _start_worker() -> None:
@@ -53,13 +52,13 @@ def _wait(future: Future, progress: Progress | None):
 
 
 class PendingScores:
-    """Scores the worker is computing: :meth:`result` is ``(values, signal)``, or None when
-    the worker died (score those notes here)."""
+    """Scores the worker is computing: :meth:`result` is their
+    :class:`~.selection.NoteScores`, or None when the worker died (score those notes here)."""
 
     def __init__(self, future: Future):
         self._future = future
 
-    def result(self, progress: Progress | None = None) -> tuple[np.ndarray, str] | None:
+    def result(self, progress: Progress | None = None) -> NoteScores | None:
         return _wait(self._future, progress)
 
 
@@ -100,15 +99,16 @@ class RetrainWorker:
         return _wait(self._future, progress)
 
     def score(self, tagger: Tagger, notes: Sequence[Note], measure: str, length_power: float,
-              chunk: int) -> PendingScores | None:
+              chunk: int, min_confidence: float | None = None) -> PendingScores | None:
         """Start scoring ``notes`` with ``tagger`` (a fitted copy travels to the worker), in
-        chunks of ``chunk`` notes; None when the worker is still fitting, or cannot take
-        them (score them here)."""
+        chunks of ``chunk`` notes, decoding spans at ``min_confidence`` where scoring does
+        (:func:`.batches.scored_in_chunks`); None when the worker is still fitting, or cannot
+        take them (score them here)."""
         if not self._future.done():
             return None
         try:
             return PendingScores(self._pool.submit(scored_in_chunks, tagger, list(notes), measure,
-                                                   length_power, chunk))
+                                                   length_power, chunk, None, min_confidence))
         except (OSError, RuntimeError, BrokenProcessPool):
             return None
 

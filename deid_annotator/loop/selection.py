@@ -53,7 +53,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..corpus import Note
+from ..corpus import Note, Span
 from ..errors import DeidError
 from ..progress import Progress, report
 
@@ -139,31 +139,66 @@ def uncertainties(tagger, notes: Sequence[Note], measure: str = "entropy",
                   progress: Progress | None = None, length_power: float = LENGTH_POWER
                   ) -> tuple[np.ndarray, str]:
     """Each note's uncertainty under ``tagger`` and where it came from ("tokens" or "spans")."""
+    scored = _score_notes(tagger, notes, measure, progress, length_power, None)
+    return scored.values, scored.signal
+
+
+@dataclass(frozen=True, slots=True)
+class NoteScores:
+    """Notes' uncertainties (:func:`score_notes`) and their signal; ``spans``: each note's
+    predicted spans when scoring decoded them on the way (a tagger with token marginals, as
+    the crf: the spans ``predict`` gives at ``min_confidence``), else None."""
+
+    values: np.ndarray
+    signal: str
+    spans: list[list[Span]] | None = None
+    min_confidence: float | None = None
+
+    @staticmethod
+    def joined(parts: Sequence["NoteScores"]) -> "NoteScores":
+        """The scores of consecutive parts, as one (spans only when every part has them)."""
+        if not parts:
+            return NoteScores(np.zeros(0), "none")
+        spans = ([s for part in parts for s in part.spans]
+                 if all(part.spans is not None for part in parts) else None)
+        return NoteScores(np.concatenate([part.values for part in parts]), parts[-1].signal,
+                          spans, parts[-1].min_confidence)
+
+
+def score_notes(tagger, notes: Sequence[Note], measure: str = "entropy",
+                progress: Progress | None = None, length_power: float = LENGTH_POWER,
+                min_confidence: float | None = None) -> NoteScores:
+    """Each note's uncertainty under ``tagger`` (see the module's docstring), and the spans
+    the tagger decodes at ``min_confidence`` (the operating point) where scoring yields them
+    at no extra cost: a retrain pre-annotates ahead from them without running the model
+    again."""
+    return _score_notes(tagger, notes, measure, progress, length_power, min_confidence)
+
+
+def _score_notes(tagger, notes, measure, progress, length_power, min_confidence) -> NoteScores:
     if not notes:
-        return np.zeros(0), "none"
-    return _uncertainties(tagger, notes, measure, progress, length_power)
-
-
-def _uncertainties(tagger, notes, measure, progress, length_power) -> tuple[np.ndarray, str]:
+        return NoteScores(np.zeros(0), "none", [], min_confidence)
     # a note's score: its own spans only (predict does not propagate)
     probabilities = getattr(tagger, "token_phi_probabilities", None)
     if callable(probabilities):  # bilstm-crf: all notes at once
         per_note = probabilities(notes, progress=progress)
-        return np.array([_scaled(token_uncertainty(np.asarray(p), measure), len(p), length_power)
-                         for _, p in per_note]), "tokens"
+        return NoteScores(np.array([_scaled(token_uncertainty(np.asarray(p), measure), len(p),
+                                            length_power) for _, p in per_note]), "tokens")
     marginals = getattr(tagger, "predict_token_marginals", None)
     if callable(marginals):  # crf: one note at a time
-        scores = []
+        scores, spans = [], []
         for k, note in enumerate(notes):
-            phi = np.asarray(marginals(note).phi)
+            tm = marginals(note, min_confidence)
+            phi = np.asarray(tm.phi)
             scores.append(_scaled(token_uncertainty(phi, measure), len(phi), length_power))
+            spans.append(tm.spans(tagger.name))
             if k % 50 == 49:
                 report(progress, "score", k + 1, len(notes), "scoring uncertainty")
-        return np.array(scores), "tokens"
+        return NoteScores(np.array(scores), "tokens", spans, min_confidence)
     predictions = tagger.predict(notes, progress=progress)
-    return np.array([_scaled(span_uncertainty([s.confidence for s in spans]),
-                             len(note.text.split()), length_power)
-                     for note, spans in zip(notes, predictions)]), "spans"
+    return NoteScores(np.array([_scaled(span_uncertainty([s.confidence for s in spans]),
+                                        len(note.text.split()), length_power)
+                                for note, spans in zip(notes, predictions)]), "spans")
 
 
 # -- diversity -----------------------------------------------------------------------------

@@ -62,6 +62,10 @@ class TokenMarginals:
     labels: list[dict[str, float]]
     tags: list[str]
 
+    def spans(self, source: str) -> list[Span]:
+        """The decoded tags as spans, as ``predict`` gives them for the note."""
+        return bio_to_spans(self.tokens, self.tags, self.phi, source=source)
+
 
 #: A CRFsuite model file starts with its header: magic, file size, type, version, three
 #: counts and the offsets of its five tables (little-endian 32-bit numbers).
@@ -478,8 +482,7 @@ class CrfTagger(Tagger):
         self._require_model()
         out: list[list[Span]] = []
         for k, note in enumerate(notes):
-            tm = self.predict_token_marginals(note, min_confidence)
-            out.append(bio_to_spans(tm.tokens, tm.tags, tm.phi, source=self.name))
+            out.append(self.predict_token_marginals(note, min_confidence).spans(self.name))
             report(progress, "tag", k + 1, len(notes))
         return out
 
