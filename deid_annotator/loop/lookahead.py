@@ -20,6 +20,9 @@ Which notes, for a model version (the pool as it is now; batches of up to
   benchmarks rely on it) rather than a draw stored ahead; since the loop retrains
   between batches, the next batch is the one that matters.
 
+A retrain passes what scoring the pool decoded on the way (:class:`.batches.ScoredPool`: the
+crf's spans of every scored note): those notes are not predicted again.
+
 The strategy of the project's last batch goes first (a cancel keeps what is done: each
 chunk of :data:`AHEAD_CHUNK` notes is stored in its own transaction). The spans are
 stored with the version and the conditions they were predicted under
