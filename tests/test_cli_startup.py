@@ -17,12 +17,16 @@ HEAVY = ("torch", "spacy", "sklearn", "sklearn_crfsuite", "gensim", "ray", "matp
          "sqlite_utils", "PySide6", "lightgbm", "joblib")
 
 
-def imported_after(code: str) -> list[str]:
-    """The HEAVY modules imported after running ``code`` in a fresh interpreter."""
+def imported_after(code: str, cache=None) -> list[str]:
+    """The HEAVY modules imported after running ``code`` in a fresh interpreter (``cache``:
+    its cache folder, e.g. an empty one, where no spaCy rules are kept yet)."""
     probe = (f"import sys\n{code}\n"
              f"print(__import__('json').dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if cache is not None:
+        env["DEID_ANNOTATOR_CACHE"] = str(cache)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          check=True, cwd=ROOT, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -61,20 +65,21 @@ def test_tag_with_a_bilstm_model_imports_neither_torch_nor_spacy(tmp_path, resou
     assert len(read_corpus("jsonl", tmp_path / "tagged.jsonl")) == 12
 
 
-def test_spacy_tokenizer_does_not_import_torch():
-    """Fitting a model tokenises with spaCy; thinc, which spaCy imports, imports torch when it
-    is installed (~2 s of every fit in a fresh process: the app's retrain, ``train``) for
-    models this project never runs. Torch imported later, for a bilstm-crf, still works."""
+def test_spacy_tokenizer_does_not_import_torch(tmp_path):
+    """Fitting a model tokenises with spaCy (where its rules are not in the cache yet); thinc,
+    which spaCy imports, imports torch when it is installed (~2 s of every fit in a fresh
+    process: the app's retrain, ``train``) for models this project never runs. Torch imported
+    later, for a bilstm-crf, still works."""
     pytest.importorskip("torch")
     code = ("from deid_annotator.tokenization import Tokenizer\n"
             "assert [t.text for t in Tokenizer('en')('Dr.Smith cannot')] == "
             "['Dr', '.', 'Smith', 'can', 'not']\n")
-    assert imported_after(code) == ["spacy"]
+    assert imported_after(code, cache=tmp_path / "a") == ["spacy"]
     later = code + "import torch\nassert torch.ones(2).sum().item() == 2\n"
-    assert imported_after(later) == ["torch", "spacy"]
+    assert imported_after(later, cache=tmp_path / "b") == ["torch", "spacy"]
 
 
-def test_torch_imported_by_another_thread_meanwhile_is_not_hidden():
+def test_torch_imported_by_another_thread_meanwhile_is_not_hidden(tmp_path):
     """Only the thread importing spaCy has torch hidden: a bilstm-crf importing torch in
     another thread at that moment gets it."""
     pytest.importorskip("torch")
@@ -98,4 +103,4 @@ def test_torch_imported_by_another_thread_meanwhile_is_not_hidden():
         thread.join()
         assert got == {"hidden then": True, "torch": 2.0}, got
         """)
-    assert imported_after(code) == ["torch", "spacy"]
+    assert imported_after(code, cache=tmp_path) == ["torch", "spacy"]
