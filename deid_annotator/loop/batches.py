@@ -40,8 +40,10 @@ from .selection import (LENGTH_POWER, REFERENCE_LIMIT, SAMPLE_LIMIT, NoteScores,
                         select_sequential)
 
 #: Notes scored per step by :func:`score_pool` (the model lock is taken per step, so a
-#: background scoring never holds up pre-annotation for long).
-SCORE_CHUNK = 100
+#: background scoring never holds up pre-annotation for long). A retrain's worker scores the
+#: back half of the sample in whole steps: 50 splits the default 500 notes evenly (100 split
+#: them 300 / 200, and the stage took 0.9 s longer at 200 gold notes).
+SCORE_CHUNK = 50
 
 #: The batch sizes the app offers (any positive size works).
 BATCH_SIZES = (10, 20, 40)
@@ -201,14 +203,14 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
                                SCORE_CHUNK, min_confidence)
         if pending is not None:
             here, there = ids[:half], ids[half:]
-    parts = [scored_in_chunks(tagger, project.notes(here), measure, length_power,
+    parts = [scored_in_chunks(tagger, project.notes(here), measure, length_power, SCORE_CHUNK,
                               on_chunk=lambda done: report(progress, "score", done, len(ids), message),
                               min_confidence=min_confidence)]
     if pending is not None:
         got = pending.result(progress)
         if got is None:   # the helper died: its notes are scored here
             got = scored_in_chunks(tagger, project.notes(there), measure, length_power,
-                                   min_confidence=min_confidence)
+                                   SCORE_CHUNK, min_confidence=min_confidence)
         parts.append(got)
         report(progress, "score", len(ids), len(ids), message)
     scored = NoteScores.joined(parts)
