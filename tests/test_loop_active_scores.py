@@ -177,3 +177,46 @@ def test_a_v4_project_gains_the_scores_table(tmp_path, monkeypatch):
         assert len(v4) + 1 <= p.schema_version() == schema_module.schema_version()
         assert "uncertainty_scores" in p.db.table_names()
         assert p.uncertainty_scores_version() is None
+
+
+class _HelperFreeLate:
+    """A stand-in for the retrain's worker: busy for the first ``busy`` checks, then scoring
+    what it is given (here, as the worker would)."""
+
+    def __init__(self, busy: int):
+        self.busy, self.given = busy, []
+
+    def ready(self) -> bool:
+        self.busy -= 1
+        return self.busy < 0
+
+    def score(self, tagger, notes, measure, length_power, chunk, min_confidence):
+        from types import SimpleNamespace
+
+        from deid_annotator.loop.batches import scored_in_chunks
+
+        self.given.append([n.id for n in notes])
+        got = scored_in_chunks(tagger, notes, measure, length_power, chunk,
+                               min_confidence=min_confidence)
+        return SimpleNamespace(result=lambda progress=None: got)
+
+
+@pytest.mark.parametrize("busy", [0, 2, 9])
+def test_a_helper_free_late_takes_the_back_half_of_what_is_left(tmp_path, monkeypatch, busy):
+    """The job scores chunk after chunk; once the worker is free (it measured first), it takes
+    the back half of the chunks left. The scores are those of the job alone."""
+    from deid_annotator.loop import batches
+
+    monkeypatch.setattr(batches, "SCORE_CHUNK", 3)
+    project = annotated(tmp_path)
+    version = RetrainJob(project.path, "test-memo", score_sample=0).run().version
+    tagger, _ = current_tagger(project)
+    alone = score_pool(project, tagger, version)
+    scores_alone = stored(project, version)
+    helper = _HelperFreeLate(busy)
+    shared = score_pool(project, tagger, version, helper=helper)
+    pool = list(project.unannotated_pool())            # 30 notes: 10 chunks of 3
+    left = 10 - busy                                   # chunks left when it is free
+    assert helper.given == ([pool[30 - 3 * (left // 2):]] if left >= 2 else [])
+    assert stored(project, version) == scores_alone and shared == alone
+    project.close()

@@ -141,18 +141,23 @@ def small_chunks(monkeypatch):
 
 
 def _sharing_once_measured(monkeypatch, before=lambda worker: None) -> list:
-    """RetrainWorker.score, made to wait until the worker has measured (a real retrain
-    shares only then), and to call ``before(worker)`` then; what it returned, in a list."""
+    """RetrainWorker.ready and .score, made to wait until the worker has measured (a real
+    retrain shares only then), and to call ``before(worker)`` then; what score returned, in a
+    list."""
     shared = []
     original = RetrainWorker.score
 
-    def score(self, *args):
+    def ready(self):
         self._future.result(timeout=120)
+        return True
+
+    def score(self, *args):
         before(self)
         pending = original(self, *args)
         shared.append(pending)
         return pending
 
+    monkeypatch.setattr(RetrainWorker, "ready", ready)
     monkeypatch.setattr(RetrainWorker, "score", score)
     return shared
 

@@ -190,22 +190,33 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
     """Score a random sample of the unannotated pool (at most ``sample_limit`` notes, drawn
     afresh for each version) with ``model_version``'s tagger and store the scores for the
     active strategy (replacing any stored before). Cancelling stores nothing. ``helper``: a
-    worker that may score the back half of the sample meanwhile
-    (:meth:`.retrain_worker.RetrainWorker.score`), in the same chunks."""
+    worker that, once free (:meth:`.retrain_worker.RetrainWorker.ready`), scores the back half
+    of the chunks still to score meanwhile (:meth:`~.retrain_worker.RetrainWorker.score`), in
+    the same chunks."""
     ids = sample_pool(project.unannotated_pool(), sample_limit, seed, model_version)
     min_confidence = operating_point.min_confidence(project, tagger)
     message = f"scoring the pool with version {model_version}"
     report(progress, "score", 0, len(ids), message)
-    here, there, pending = ids, [], None
-    if helper is not None and len(ids) >= 2 * SCORE_CHUNK:
-        half = (len(ids) // 2 + SCORE_CHUNK - 1) // SCORE_CHUNK * SCORE_CHUNK
-        pending = helper.score(tagger, project.notes(ids[half:]), measure, length_power,
-                               SCORE_CHUNK, min_confidence)
-        if pending is not None:
-            here, there = ids[:half], ids[half:]
-    parts = [scored_in_chunks(tagger, project.notes(here), measure, length_power, SCORE_CHUNK,
-                              on_chunk=lambda done: report(progress, "score", done, len(ids), message),
-                              min_confidence=min_confidence)]
+    chunks = [ids[k:k + SCORE_CHUNK] for k in range(0, len(ids), SCORE_CHUNK)]
+    parts: list[NoteScores] = []
+    here: list[str] = []
+    there: list[str] = []
+    pending = None
+    front, back = 0, len(chunks)
+    while front < back:
+        if helper is not None and back - front >= 2 and helper.ready():
+            # the worker is free (it has measured): it takes the back half of what is left
+            first = back - (back - front) // 2
+            there = [i for chunk in chunks[first:back] for i in chunk]
+            pending = helper.score(tagger, project.notes(there), measure, length_power,
+                                   SCORE_CHUNK, min_confidence)
+            back, there = (first, there) if pending is not None else (back, [])
+            helper = None
+        parts.append(score_notes(tagger, project.notes(chunks[front]), measure,
+                                 length_power=length_power, min_confidence=min_confidence))
+        here += chunks[front]
+        front += 1
+        report(progress, "score", len(here), len(ids), message)
     if pending is not None:
         got = pending.result(progress)
         if got is None:   # the helper died: its notes are scored here

@@ -98,6 +98,10 @@ class RetrainWorker:
         cancelled meanwhile (checked five times a second)."""
         return _wait(self._future, progress)
 
+    def ready(self) -> bool:
+        """Whether the worker has done its first work (measured), and so may take scores."""
+        return self._future.done()
+
     def score(self, tagger: Tagger, notes: Sequence[Note], measure: str, length_power: float,
               chunk: int, min_confidence: float | None = None) -> PendingScores | None:
         """Start scoring ``notes`` with ``tagger`` (a fitted copy travels to the worker), in
