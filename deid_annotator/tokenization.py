@@ -1,6 +1,8 @@
 """Tokenisation on spaCy, with character offsets into the original text.
 
-``spacy.blank(lang)`` supplies each language's rules (no model package is needed).
+``spacy.blank(lang)`` supplies each language's rules (no model package is needed); the
+few rules that decide the tokens are kept in the cache folder after the first process that
+imports spaCy, so that later ones replay them without importing it (:class:`Tokenizer`).
 Its tokens are then split further at letter/digit boundaries and around every
 punctuation or symbol character, so that glued PHI such as "Dr.Smith",
 "MR:6746781" or "Results02/20/2087" yields the PHI as tokens of its own
