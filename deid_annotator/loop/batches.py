@@ -234,18 +234,12 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
 
 
 def scored_in_chunks(tagger: Tagger, notes: Sequence, measure: str, length_power: float,
-                     chunk: int = SCORE_CHUNK, on_chunk=None,
-                     min_confidence: float | None = None) -> NoteScores:
+                     chunk: int = SCORE_CHUNK, min_confidence: float | None = None) -> NoteScores:
     """The notes' scores (:func:`.selection.score_notes`), ``chunk`` notes at a time (as
-    :func:`score_pool` scores them: a tagger that scores many notes at once groups them so);
-    ``on_chunk(notes_done)`` after each chunk."""
-    parts = []
-    for first in range(0, len(notes), chunk):
-        parts.append(score_notes(tagger, notes[first:first + chunk], measure,
-                                 length_power=length_power, min_confidence=min_confidence))
-        if on_chunk is not None:
-            on_chunk(first + len(parts[-1].values))
-    return NoteScores.joined(parts)
+    :func:`score_pool` scores them: a tagger that scores many notes at once groups them so)."""
+    return NoteScores.joined([score_notes(tagger, notes[first:first + chunk], measure,
+                                          length_power=length_power, min_confidence=min_confidence)
+                              for first in range(0, len(notes), chunk)])
 
 
 def _stored_scores(project: Project, model_version: int | None, size: int, pool_size: int,

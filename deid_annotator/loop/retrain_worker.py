@@ -112,7 +112,7 @@ class RetrainWorker:
             return None
         try:
             return PendingScores(self._pool.submit(scored_in_chunks, tagger, list(notes), measure,
-                                                   length_power, chunk, None, min_confidence))
+                                                   length_power, chunk, min_confidence))
         except (OSError, RuntimeError, BrokenProcessPool):
             return None
 
