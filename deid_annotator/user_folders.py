@@ -1,7 +1,8 @@
 """The user's folders of the app (platformdirs): settings, projects, caches.
 
 Below every layer that needs one (the About information, the app's settings, the model
-and word-cluster caches), so none of them imports another's module for a folder name.
+and word-cluster caches, spaCy's tokenizer rules), so none of them imports another's module
+for a folder name.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def data_dir() -> Path:
 
 
 def cache_root() -> Path:
-    """The cache folder (extracted models); may be deleted at any time."""
+    """The cache folder (extracted models, spaCy's tokenizer rules); may be deleted at any time."""
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)
