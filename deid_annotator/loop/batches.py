@@ -210,7 +210,10 @@ def score_pool(project: Project, tagger: Tagger, model_version: int, *,
             there = [i for chunk in chunks[first:back] for i in chunk]
             pending = helper.score(tagger, project.notes(there), measure, length_power,
                                    SCORE_CHUNK, min_confidence)
-            back, there = (first, there) if pending is not None else (back, [])
+            if pending is None:   # it cannot take them after all: all are scored here
+                there = []
+            else:
+                back = first
             helper = None
         parts.append(score_notes(tagger, project.notes(chunks[front]), measure,
                                  length_power=length_power, min_confidence=min_confidence))

@@ -4,9 +4,9 @@ measures the new version on the evaluation slice, then scoring part of the pool 
 Measuring a version trains a second model the same way on the gold notes outside the slice
 and tags the slice (:meth:`.retrain.RetrainJob._measure`): a fit about as long as the
 version's own, which used to come after everything else while the other core stayed idle.
-The worker starts with the job and fits beside it. When it is done by the time the new
-version scores the pool for the active strategy (:func:`.batches.score_pool`), it scores
-the back half of the sample with a copy of the version, in the same chunks.
+The worker starts with the job and fits beside it. Once it is done, while the new version
+scores the pool for the active strategy (:func:`.batches.score_pool`), it takes the back half
+of the chunks still to score, with a copy of the version, in the same chunks.
 
 Only for taggers whose fit gives the same model in any process
 (:meth:`~deid_annotator.taggers.Tagger.same_fit_in_any_process`), so the scores are those of
@@ -108,7 +108,7 @@ class RetrainWorker:
         chunks of ``chunk`` notes, decoding spans at ``min_confidence`` where scoring does
         (:func:`.batches.scored_in_chunks`); None when the worker is still fitting, or cannot
         take them (score them here)."""
-        if not self._future.done():
+        if not self.ready():
             return None
         try:
             return PendingScores(self._pool.submit(scored_in_chunks, tagger, list(notes), measure,
